@@ -1,0 +1,197 @@
+"""Read the executable code blocks of a page exactly as a reader sees them.
+
+The build (``exec_blocks.py``) and the tests (``docs/conftest.py``) both call
+:func:`read_blocks`, so they cannot disagree about which blocks a page has, where each
+starts, or what code it holds. Fences and markers are parsed by pytest-codeblocks itself
+(``extract_from_buffer``); ``--8<--`` includes are expanded by pymdownx.snippets itself,
+with the options that ``mkdocs.yml`` gives it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import markdown
+import pytest
+from pytest_codeblocks import extract_from_buffer
+
+ROOT = Path(__file__).resolve().parents[2]
+
+EXECUTED = {"python", "bash"}
+"""Fence info strings that are executed. Everything else is display-only..."""
+
+DISPLAY_ONLY = {"text", "console", "json", "yaml", "toml", "ini", "diff", "html", "markdown", "md"}
+"""...but only these may be display-only: any other info string (``py``, ``pycon``,
+``python title="x"``, ``sh``) is rejected, so that no block can escape the tests."""
+
+MARKERS = {"gpu", "raises", "timeout"}
+DEFAULT_TIMEOUT = 60.0
+
+
+class BlockError(Exception):
+    """A page's blocks cannot be read; the message starts with ``path:line:``."""
+
+
+@dataclass
+class Block:
+    """One executed fence of a page, with its code after includes are expanded."""
+
+    page: str  # path relative to the repository root, e.g. "docs/en/topics/scatter.md"
+    lineno: int  # line of the opening fence (notebooks: the cell number)
+    end: int  # line of the closing fence
+    indent: str  # leading whitespace of the fence (blocks inside admonitions or tabs)
+    syntax: str
+    code: str
+    origins: list[str] = field(default_factory=list)  # "file:line" for each line of code
+    gpu: bool = False
+    raises: str | None = None
+    match: str | None = None
+    timeout: float = DEFAULT_TIMEOUT
+
+    @property
+    def where(self) -> str:
+        return f"{self.page}:{self.lineno}"
+
+    def to_json(self) -> dict:
+        return self.__dict__.copy()
+
+
+def relpath(path: Path) -> str:
+    path = Path(path).resolve()
+    try:
+        return path.relative_to(ROOT).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def read_blocks(path: Path, snippets: dict | None = None) -> list[Block]:
+    """Every executed block of a Markdown page or notebook, in page order."""
+    path = Path(path)
+    if path.suffix == ".ipynb":
+        return _notebook_blocks(path)
+    text = path.read_text(encoding="utf-8")
+    page = relpath(path)
+    lines = text.splitlines()
+    try:
+        found = extract_from_buffer(io.StringIO(text))
+    except RuntimeError as e:  # pytest-codeblocks names no file
+        raise BlockError(f"{page}: {e}") from None
+    expander = _snippet_expander(snippets if snippets is not None else snippet_options())
+    blocks = []
+    for cb in found:
+        where = f"{page}:{cb.lineno}"
+        syntax = cb.syntax or ""
+        if syntax not in EXECUTED:
+            if syntax.split(" ")[0] not in DISPLAY_ONLY or cb.marks:
+                raise BlockError(
+                    f"{where}: fence info string {syntax!r} is neither executed "
+                    f"({', '.join(sorted(EXECUTED))}) nor display-only "
+                    f"({', '.join(sorted(DISPLAY_ONLY))}); write a plain ```python fence"
+                )
+            continue
+        if cb.expected_output is not None or cb.importorskip:
+            raise BlockError(f"{where}: outputs are produced by running the block; "
+                             "remove pytest-codeblocks:expected-output / importorskip")
+        block = Block(page, cb.lineno, _closing_line(lines, cb.lineno), _indent(lines[cb.lineno - 1]),
+                      syntax, "")
+        _apply_marks(block, cb.marks)
+        block.code, block.origins = expander(cb.code, page, cb.lineno)
+        blocks.append(block)
+    return blocks
+
+
+def _indent(line: str) -> str:
+    return line[: len(line) - len(line.lstrip())]
+
+
+def _closing_line(lines: list[str], lineno: int) -> int:
+    opening = lines[lineno - 1].lstrip()
+    ticks = len(opening) - len(opening.lstrip("`"))
+    for i in range(lineno, len(lines)):
+        if lines[i].lstrip().startswith("`" * ticks):
+            return i + 1
+    raise BlockError(f"fence at line {lineno} is never closed")
+
+
+def _apply_marks(block: Block, marks: list[str]) -> None:
+    """Turn ``<!--pytest.mark.X(...)-->`` comments into block options (evaluated as pytest does)."""
+    for text in marks:
+        try:
+            mark = eval(text, {"pytest": pytest}).mark  # same evaluation as pytest-codeblocks
+        except Exception as e:
+            raise BlockError(f"{block.where}: cannot read marker <!--{text}-->: {e}") from None
+        if mark.name not in MARKERS:
+            raise BlockError(f"{block.where}: unknown marker <!--{text}-->; "
+                             f"use one of: {', '.join('pytest.mark.' + m for m in sorted(MARKERS))}")
+        if mark.name == "gpu":
+            block.gpu = True
+        elif mark.name == "timeout":
+            block.timeout = float(mark.args[0])
+        elif mark.name == "raises":
+            exc = mark.args[0] if mark.args else None
+            if not (isinstance(exc, type) and issubclass(exc, BaseException)):
+                raise BlockError(f"{block.where}: raises() needs an exception class, e.g. "
+                                 "<!--pytest.mark.raises(RuntimeError, match=\"out of bounds\")-->")
+            block.raises = exc.__name__
+            block.match = mark.kwargs.get("match")
+
+
+def snippet_options(config_file: Path = ROOT / "mkdocs.yml") -> dict:
+    """pymdownx.snippets' options as written in mkdocs.yml."""
+    from mkdocs.utils.yaml import get_yaml_loader, yaml_load
+
+    with open(config_file, "rb") as f:
+        config = yaml_load(f, get_yaml_loader())
+    for ext in config.get("markdown_extensions", []):
+        if isinstance(ext, dict) and "pymdownx.snippets" in ext:
+            return dict(ext["pymdownx.snippets"] or {})
+    return {}
+
+
+def _snippet_expander(options: dict):
+    """Expand ``--8<--`` lines with pymdownx.snippets and record where each line came from."""
+    options = dict(options)
+    options["base_path"] = [str(ROOT / p) for p in options.get("base_path", ["."])]
+    md = markdown.Markdown(extensions=["pymdownx.snippets"],
+                           extension_configs={"pymdownx.snippets": options})
+    pre = md.preprocessors["snippet"]
+
+    def expand(code: str, page: str, lineno: int) -> tuple[str, list[str]]:
+        out, origins = [], []
+        for i, line in enumerate(code.splitlines()):
+            here = f"{page}:{lineno + 1 + i}"
+            if "8<" not in line:
+                out.append(line)
+                origins.append(here)
+                continue
+            try:
+                expanded = pre.run([line])
+            except Exception as e:  # SnippetMissingError names no page
+                raise BlockError(f"{here}: {type(e).__name__}: {e}") from None
+            m = re.search(r"""["']([^"']+)["']""", line)
+            src = m.group(1) if m else "include"
+            out.extend(expanded)
+            origins.extend(f"{src} (line {k + 1} of the text included at {here})"
+                           for k in range(len(expanded)))
+        return "\n".join(out) + "\n", origins
+
+    return expand
+
+
+def _notebook_blocks(path: Path) -> list[Block]:
+    """Code cells of a notebook, numbered from 1; notebooks take no markers."""
+    page = relpath(path)
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    blocks = []
+    for number, cell in enumerate(cells, start=1):
+        if cell["cell_type"] != "code":
+            continue
+        code = "".join(cell["source"])
+        if code.strip():
+            origins = [f"{page}: cell {number}, line {k + 1}" for k in range(code.count("\n") + 1)]
+            blocks.append(Block(page, number, number, "", "python", code + "\n", origins))
+    return blocks

@@ -1,0 +1,165 @@
+"""Run a page's blocks like a notebook: in order, in one namespace, each with a time limit.
+
+The build runs this file as a fresh subprocess per page (``python runner.py RESULTS``, the
+blocks as JSON on stdin), so no state leaks between pages or languages and a hang can be
+killed; the tests call :func:`run_block` in-process. Both start a page with
+:func:`reset_state`, so both see the same seeded, deterministic outputs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import platform
+import random
+import re
+import signal
+import subprocess
+import sys
+import traceback
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED = 0
+
+
+@dataclass
+class Result:
+    status: str  # "ok" | "error" | "needs-gpu"
+    output: str = ""
+    error: str = ""  # "path:line: Type: message" when status == "error"
+
+
+class BlockTimeout(BaseException):  # not caught as an error of the block
+    pass
+
+
+def reset_state() -> None:
+    """What every page starts from: seeded RNGs, default print options, float32, grad on."""
+    import numpy as np
+    import torch
+
+    random.seed(SEED)
+    np.random.seed(SEED)
+    torch.manual_seed(SEED)
+    torch.set_printoptions(profile="default")
+    np.set_printoptions(legacy=False)
+    torch.set_default_dtype(torch.float32)
+    torch.set_grad_enabled(True)
+    torch.use_deterministic_algorithms(False)
+
+
+def environment() -> dict:
+    """Which torch and device produced the outputs (shown on every page)."""
+    import torch
+
+    cuda = torch.cuda.is_available()
+    return {
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "device": torch.cuda.get_device_name(0) if cuda else f"CPU ({platform.machine()})",
+        "cuda": cuda,
+    }
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    # Only "Category: message": paths and line numbers inside torch differ between machines.
+    print(f"{category.__name__}: {message}", file=sys.stderr)
+
+
+def run_block(block: dict, namespace: dict, cuda: bool) -> Result:
+    """Run one block in ``namespace``; never raises for errors inside the block."""
+    if block["gpu"] and not cuda:
+        return Result("needs-gpu")
+    if block["syntax"] == "bash":
+        return _run_bash(block)
+    buffer = io.StringIO()
+    try:
+        code = compile(block["code"], "<block>", "exec")
+    except SyntaxError as e:
+        return Result("error", "", f"{_origin(block, e.lineno)}: SyntaxError: {e.msg}")
+    with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer), \
+            warnings.catch_warnings():
+        warnings.simplefilter("default")
+        warnings.showwarning = _show_warning
+        try:
+            exec(code, namespace)
+        except Exception as e:
+            return _expected_or_error(block, e, buffer.getvalue())
+    if block["raises"]:
+        return Result("error", buffer.getvalue(),
+                      f"{block['page']}:{block['lineno']}: expected {block['raises']}, "
+                      "but the block ran without raising it (the claim no longer holds)")
+    return Result("ok", buffer.getvalue())
+
+
+def _expected_or_error(block: dict, e: Exception, printed: str) -> Result:
+    name = type(e).__name__
+    shown = f"{name}: {e}".rstrip()
+    if block["raises"] and block["raises"] in {c.__name__ for c in type(e).__mro__}:
+        if block["match"] is None or re.search(block["match"], str(e)):
+            return Result("ok", printed + shown + "\n")
+        return Result("error", printed, f"{block['page']}:{block['lineno']}: {shown} "
+                      f"does not match {block['match']!r}")
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == "<block>"]
+    where = _origin(block, frames[-1].lineno if frames else None)
+    tb = e.__traceback__.tb_next if e.__traceback__ else None  # drop run_block's own frame
+    detail = "".join(traceback.format_exception(type(e), e, tb)[-12:])
+    return Result("error", printed, f"{where}: {shown}\n{detail}")
+
+
+def _origin(block: dict, line: int | None) -> str:
+    origins = block["origins"]
+    if line and 0 < line <= len(origins):
+        return origins[line - 1]
+    return f"{block['page']}:{block['lineno']}"
+
+
+def _run_bash(block: dict) -> Result:
+    try:
+        done = subprocess.run(["bash", "-euo", "pipefail", "-c", block["code"]], cwd=ROOT,
+                              capture_output=True, text=True, timeout=block["timeout"])
+    except subprocess.TimeoutExpired:
+        return Result("error", "", f"{block['page']}:{block['lineno']}: timed out after "
+                      f"{block['timeout']:g} s")
+    output = done.stdout + done.stderr
+    if done.returncode:
+        return Result("error", output, f"{block['page']}:{block['lineno']}: "
+                      f"bash exited with status {done.returncode}")
+    return Result("ok", output)
+
+
+def _alarm(signum, frame):
+    raise BlockTimeout
+
+
+def main(results_path: str) -> None:
+    """Subprocess entry: blocks as JSON on stdin, one JSON result per line to ``results_path``."""
+    blocks = json.load(sys.stdin)
+    reset_state()
+    env = environment()
+    namespace = {"__name__": "__main__"}
+    signal.signal(signal.SIGALRM, _alarm)
+    with open(results_path, "w", encoding="utf-8") as out:
+        out.write(json.dumps(env) + "\n")
+        out.flush()
+        for block in blocks:
+            signal.setitimer(signal.ITIMER_REAL, block["timeout"])
+            try:
+                result = run_block(block, namespace, env["cuda"])
+            except BlockTimeout:
+                result = Result("error", "", f"{block['page']}:{block['lineno']}: "
+                                f"timed out after {block['timeout']:g} s")
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            out.write(json.dumps(result.__dict__) + "\n")
+            out.flush()
+            if result.status == "error":
+                break  # later blocks depend on this one
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

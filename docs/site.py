@@ -1,0 +1,93 @@
+"""Build both languages of the site, or build them and serve the result on 127.0.0.1.
+
+    python docs/site.py build [--out site]      # strict build of en and zh, in parallel
+    python docs/site.py serve [--port 8000]     # build, then serve http://127.0.0.1:8000/
+
+Each language is its own MkDocs site (mkdocs.yml, mkdocs.zh.yml) built into site/<lang>/;
+site/index.html sends a reader to the language of their browser. To preview one language
+with live reload instead: ``mkdocs serve`` or ``mkdocs serve -f mkdocs.zh.yml``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = {"en": "mkdocs.yml", "zh": "mkdocs.zh.yml"}
+
+LANDING = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>PyTorch Field Notes · PyTorch 实战笔记</title>
+<script>
+  var zh = (navigator.languages || [navigator.language || ""]).some(function (l) {
+    return l.toLowerCase().indexOf("zh") === 0;
+  });
+  location.replace(zh ? "zh/" : "en/");
+</script>
+</head>
+<body>
+<p><a href="en/" hreflang="en">PyTorch Field Notes (English)</a></p>
+<p><a href="zh/" hreflang="zh">PyTorch 实战笔记（中文）</a></p>
+</body>
+</html>
+"""
+
+
+def build(out: Path, base_url: str | None) -> int:
+    """Build every language into ``out/<lang>`` in parallel; return the worst exit status."""
+    out.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    if base_url:
+        base = base_url.rstrip("/") + "/"
+        env.update(SITE_URL_EN=base + "en/", SITE_URL_ZH=base + "zh/")
+    runs = {
+        lang: subprocess.Popen(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", config,
+             "--site-dir", str(out.resolve() / lang)],
+            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for lang, config in CONFIGS.items()
+    }
+    status = 0
+    for lang, run in runs.items():
+        output, _ = run.communicate()
+        print("".join(f"[{lang}] {line}\n" for line in output.splitlines()), end="")
+        status = status or run.returncode
+    (out / "index.html").write_text(LANDING, encoding="utf-8")
+    print("build failed" if status else f"built {', '.join(CONFIGS)} into {out}")
+    return status
+
+
+def serve(out: Path, port: int) -> None:
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(out))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
+        print(f"Serving http://127.0.0.1:{port}/en/ and http://127.0.0.1:{port}/zh/ (Ctrl+C stops)")
+        server.serve_forever()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=["build", "serve"])
+    parser.add_argument("--out", type=Path, default=ROOT / "site", help="output folder")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--base-url", default=os.environ.get("SITE_URL"),
+                        help="public URL of the site root (default: http://127.0.0.1:PORT/)")
+    args = parser.parse_args()
+    base_url = args.base_url or f"http://127.0.0.1:{args.port}/"
+    status = build(args.out, base_url)
+    if status or args.command == "build":
+        return status
+    serve(args.out, args.port)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,64 @@
+"""Reference implementations that the pages compare torch against.
+
+Each function spells out, with plain Python loops, the rule that the docs state for a torch
+operation, so a page can check ``torch`` against the rule instead of asserting it in prose.
+They are slow and meant for tiny tensors only.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import torch
+
+
+def scatter_reference(self: torch.Tensor, dim: int, index: torch.Tensor,
+                      src: torch.Tensor | float) -> torch.Tensor:
+    """Return a copy of ``self`` with ``src`` written at ``index`` along ``dim``, by loops.
+
+    For every position ``p`` of ``index`` (a tuple such as ``(i, j, k)``), the target is
+    ``p`` with its ``dim``-th coordinate replaced by ``index[p]``:
+    ``out[p[:dim] + (index[p],) + p[dim+1:]] = src[p]``. For a 3-D tensor and ``dim=0``
+    that is ``out[index[i][j][k]][j][k] = src[i][j][k]``.
+
+    Args:
+        self: The tensor written into (it is not modified; a copy is returned).
+        dim: The axis along which ``index`` selects the position to write.
+        index: An int64 tensor with as many dimensions as ``self``.
+        src: A tensor read at the same positions as ``index``, or one scalar for all of them.
+
+    Returns:
+        A new tensor: what ``self.clone().scatter_(dim, index, src)`` gives when ``index``
+        holds no duplicate targets.
+
+    Examples:
+        >>> import torch
+        >>> scatter_reference(torch.zeros(2, 3), 1, torch.tensor([[2], [0]]), 5.0)
+        tensor([[0., 0., 5.],
+                [5., 0., 0.]])
+    """
+    out = self.clone()
+    for p in itertools.product(*(range(n) for n in index.shape)):
+        target = p[:dim] + (int(index[p]),) + p[dim + 1:]
+        out[target] = src[p] if isinstance(src, torch.Tensor) else src
+    return out
+
+
+def one_hot(labels: torch.Tensor, num_classes: int) -> torch.Tensor:
+    """One-hot encode integer class labels with ``scatter_``.
+
+    Args:
+        labels: An int64 tensor of shape ``(N,)`` with values in ``[0, num_classes)``.
+        num_classes: The number of classes ``C``.
+
+    Returns:
+        A float tensor of shape ``(N, C)`` with a single ``1.0`` per row, equal to
+        ``torch.nn.functional.one_hot(labels, num_classes).float()``.
+
+    Examples:
+        >>> import torch
+        >>> one_hot(torch.tensor([2, 0]), 3)
+        tensor([[0., 0., 1.],
+                [1., 0., 0.]])
+    """
+    return torch.zeros(len(labels), num_classes).scatter_(1, labels.unsqueeze(1), 1.0)
