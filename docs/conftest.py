@@ -84,6 +84,9 @@ class PageBlock(TestBlock):
     def repr_failure(self, excinfo):
         if isinstance(excinfo.value, BlockFailed):
             return f"{excinfo.value}\n{_numbered(self.obj, str(excinfo.value))}"
+        if "Timeout" in str(excinfo.value):  # pytest-timeout stopped the block
+            message = f"{self.obj.where}: timed out after {self.obj.timeout:g} s"
+            return f"{message}\n{_numbered(self.obj, message)}"
         return super(TestBlock, self).repr_failure(excinfo)
 
     def reportinfo(self):

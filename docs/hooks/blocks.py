@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import markdown
-import pytest
 from pytest_codeblocks import extract_from_buffer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,6 +29,29 @@ DISPLAY_ONLY = {"text", "console", "json", "yaml", "toml", "ini", "diff", "html"
 
 MARKERS = {"gpu", "raises", "timeout"}
 DEFAULT_TIMEOUT = 60.0
+
+
+class _Mark:
+    """``pytest.mark.NAME(*args, **kwargs)`` as plain data (pytest's own MarkDecorator would
+    take ``raises(ValueError)``, a lone class argument, for a class to decorate)."""
+
+    def __init__(self, name: str, args: tuple = (), kwargs: dict | None = None):
+        self.name, self.args, self.kwargs = name, args, kwargs or {}
+
+    def __call__(self, *args, **kwargs) -> "_Mark":
+        return _Mark(self.name, args, kwargs)
+
+    @property
+    def mark(self) -> "_Mark":
+        return self
+
+
+class _MarkNamespace:
+    def __getattr__(self, name: str) -> _Mark:
+        return _Mark(name)
+
+
+_MARK_NAMESPACE = {"pytest": type("pytest", (), {"mark": _MarkNamespace()})}
 
 
 class BlockError(Exception):
@@ -121,7 +143,7 @@ def _apply_marks(block: Block, marks: list[str]) -> None:
     """Turn ``<!--pytest.mark.X(...)-->`` comments into block options (evaluated as pytest does)."""
     for text in marks:
         try:
-            mark = eval(text, {"pytest": pytest}).mark  # same evaluation as pytest-codeblocks
+            mark = eval(text, _MARK_NAMESPACE).mark  # evaluated as pytest-codeblocks does
         except Exception as e:
             raise BlockError(f"{block.where}: cannot read marker <!--{text}-->: {e}") from None
         if mark.name not in MARKERS:

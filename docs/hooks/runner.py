@@ -78,7 +78,8 @@ def run_block(block: dict, namespace: dict, cuda: bool) -> Result:
         return _run_bash(block)
     buffer = io.StringIO()
     try:
-        code = compile(block["code"], "<block>", "exec")
+        # Padded so that tracebacks name the page and its real line numbers.
+        code = compile("\n" * block["lineno"] + block["code"], block["page"], "exec")
     except SyntaxError as e:
         return Result("error", "", f"{_origin(block, e.lineno)}: SyntaxError: {e.msg}")
     with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer), \
@@ -104,7 +105,7 @@ def _expected_or_error(block: dict, e: Exception, printed: str) -> Result:
             return Result("ok", printed + shown + "\n")
         return Result("error", printed, f"{block['page']}:{block['lineno']}: {shown} "
                       f"does not match {block['match']!r}")
-    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == "<block>"]
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == block["page"]]
     where = _origin(block, frames[-1].lineno if frames else None)
     tb = e.__traceback__.tb_next if e.__traceback__ else None  # drop run_block's own frame
     detail = "".join(traceback.format_exception(type(e), e, tb)[-12:])
@@ -112,9 +113,11 @@ def _expected_or_error(block: dict, e: Exception, printed: str) -> Result:
 
 
 def _origin(block: dict, line: int | None) -> str:
+    """Where line ``line`` of the compiled (padded) block comes from: page or included file."""
     origins = block["origins"]
-    if line and 0 < line <= len(origins):
-        return origins[line - 1]
+    k = (line or 0) - block["lineno"]
+    if 0 < k <= len(origins):
+        return origins[k - 1]
     return f"{block['page']}:{block['lineno']}"
 
 

@@ -1,0 +1,134 @@
+"""The strict build of both languages, and what a reader gets from it."""
+
+from __future__ import annotations
+
+import filecmp
+import json
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from bs4 import BeautifulSoup
+
+from conftest import ROOT, build_site
+from blocks import read_blocks
+
+LANGS = ("en", "zh")
+DISPLAY_ONLY = re.compile(r"language-(text|console|json|yaml|toml|ini|diff|html|markdown|md)\b")
+
+
+def html_pages(site: Path, lang: str):
+    return sorted(p for p in (site / lang).rglob("index.html") if "assets" not in p.parts
+                  and p.parent.name != "search")
+
+
+def source_of(site: Path, lang: str, html: Path) -> Path | None:
+    """The docs/<lang>/ file a built page came from."""
+    rel = html.parent.relative_to(site / lang)
+    stem = ROOT / "docs" / lang / rel
+    for candidate in (stem.with_suffix(".md"), stem / "index.md", stem.with_suffix(".ipynb")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def rendered_code_blocks(html: Path) -> int:
+    """Code blocks a reader would take for runnable code: all but outputs and text blocks."""
+    article = BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser").select_one("article")
+    cells = article.select(".jp-CodeCell .jp-InputArea")
+    if cells:  # a notebook page
+        return len(cells)
+    blocks = [b for b in article.select("div.highlight, pre:not(div.highlight pre)")
+              if not b.find_parent(class_="doc")  # mkdocstrings' rendered source of the API
+              and "fn-output" not in b.get("class", [])
+              and not DISPLAY_ONLY.search(" ".join(b.get("class", [])))]
+    return len(blocks)
+
+
+def test_strict_build_passes_with_no_warning(built_site):
+    assert built_site.status == 0, built_site.log[-6000:]
+    noisy = [line for line in built_site.log.splitlines() if re.search(r"WARNING|ERROR", line)
+             and "IPKernelApp" not in line]  # the notebook kernel's own TCP notice, not MkDocs
+    assert not noisy, "\n".join(noisy)
+
+
+def test_pytest_collects_every_block_the_site_renders(built_site):
+    """No block can escape the tests: per page, collected items == rendered code blocks."""
+    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p",
+                           "no:cacheprovider", "docs"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    collected = Counter(line.split("::")[0] for line in done.stdout.splitlines() if "::" in line)
+    checked = 0
+    for lang in LANGS:
+        for html in html_pages(built_site.path, lang):
+            source = source_of(built_site.path, lang, html)
+            if source is None:
+                continue
+            page = source.relative_to(ROOT).as_posix()
+            assert rendered_code_blocks(html) == collected[page] == len(read_blocks(source)), page
+            checked += 1
+    assert checked >= 8
+
+
+def test_no_third_party_host_in_any_page(built_site):
+    """No Google Fonts, no CDN: every asset a page loads is the site's own."""
+    offenders = []
+    for lang in LANGS:
+        for html in (built_site.path / lang).rglob("*.html"):
+            soup = BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser")
+            for tag, attr in (("script", "src"), ("link", "href"), ("img", "src"), ("iframe", "src"),
+                              ("source", "src"), ("video", "src"), ("audio", "src")):
+                for el in soup.find_all(tag):
+                    url = el.get(attr) or ""
+                    if tag == "link" and not {"stylesheet", "preload", "icon", "modulepreload",
+                                              "manifest", "preconnect"} & set(el.get("rel", [])):
+                        continue
+                    host = urlsplit(url).hostname
+                    if host and host not in ("127.0.0.1", "localhost"):
+                        offenders.append(f"{html.relative_to(built_site.path)}: <{tag} {attr}={url}>")
+        for css in (built_site.path / lang).rglob("*.css"):
+            for url in re.findall(r"""(?:url\(|@import\s+)["']?(https?://[^"')\s]+)""", css.read_text()):
+                offenders.append(f"{css.relative_to(built_site.path)}: {url}")
+    assert not offenders, "\n".join(offenders)
+
+
+@pytest.mark.parametrize("lang, search, copy", [("en", "Search", "Copy to clipboard"),
+                                                ("zh", "搜索", "复制")])
+def test_each_language_has_its_own_lang_attribute_and_interface(built_site, lang, search, copy):
+    for html in html_pages(built_site.path, lang):
+        text = html.read_text(encoding="utf-8")
+        soup = BeautifulSoup(text, "html.parser")
+        assert soup.html["lang"] == lang, html
+        assert soup.select_one("input.md-search__input")["placeholder"] == search, html
+        copy_label = re.search(r'"clipboard\.copy":\s*("[^"]*")', text).group(1)
+        assert json.loads(copy_label) == copy, html
+        links = {a["hreflang"]: a["href"] for a in soup.select("a.md-select__link")}
+        assert set(links) == set(LANGS), html
+
+
+def test_each_language_has_its_own_search_index_and_sitemap(built_site):
+    paths = {}
+    for lang in LANGS:
+        index = json.loads((built_site.path / lang / "search" / "search_index.json").read_text("utf-8"))
+        text = " ".join(doc["text"] for doc in index["docs"])
+        assert bool(re.search(r"[\u4e00-\u9fff]{8}", text.replace("\u200b", ""))) == (lang == "zh"), lang
+        sitemap = (built_site.path / lang / "sitemap.xml").read_text(encoding="utf-8")
+        paths[lang] = sorted(u.split(f"/{lang}/", 1)[1] for u in re.findall(r"<loc>([^<]+)</loc>", sitemap))
+        assert paths[lang], lang
+    assert paths["en"] == paths["zh"], "the language switch finds a page through the other sitemap"
+
+
+def test_two_builds_give_identical_pages(built_site, tmp_path):
+    again = build_site(tmp_path / "again")
+    assert again.status == 0, again.log[-4000:]
+    differ = []
+    for lang in LANGS:
+        for html in html_pages(built_site.path, lang):
+            twin = again.path / html.relative_to(built_site.path)
+            if not filecmp.cmp(html, twin, shallow=False):
+                differ.append(str(html.relative_to(built_site.path)))
+    assert not differ, f"pages differ between two builds: {differ}"
