@@ -5,8 +5,6 @@ operation, so a page can check ``torch`` against the rule instead of asserting i
 They are slow and meant for tiny tensors only.
 """
 
-from __future__ import annotations
-
 import itertools
 
 import torch
@@ -24,7 +22,8 @@ def scatter_reference(self: torch.Tensor, dim: int, index: torch.Tensor,
     Args:
         self: The tensor written into (it is not modified; a copy is returned).
         dim: The axis along which ``index`` selects the position to write.
-        index: An int64 tensor with as many dimensions as ``self``.
+        index: An integer tensor (int64; torch 2.13 also accepts int32) with as many
+            dimensions as ``self``, no larger than ``self`` in any dimension except ``dim``.
         src: A tensor read at the same positions as ``index``, or one scalar for all of them.
 
     Returns:
@@ -37,6 +36,7 @@ def scatter_reference(self: torch.Tensor, dim: int, index: torch.Tensor,
         tensor([[0., 0., 5.],
                 [5., 0., 0.]])
     """
+    dim = dim if dim >= 0 else dim + index.dim()
     out = self.clone()
     for p in itertools.product(*(range(n) for n in index.shape)):
         target = p[:dim] + (int(index[p]),) + p[dim + 1:]
@@ -44,11 +44,41 @@ def scatter_reference(self: torch.Tensor, dim: int, index: torch.Tensor,
     return out
 
 
+def gather_reference(input: torch.Tensor, dim: int, index: torch.Tensor) -> torch.Tensor:
+    """Return ``torch.gather(input, dim, index)`` computed by loops: the inverse read of a scatter.
+
+    For every position ``p`` of ``index``, ``out[p]`` is read from ``p`` with its ``dim``-th
+    coordinate replaced by ``index[p]``: ``out[p] = input[p[:dim] + (index[p],) + p[dim+1:]]``.
+    For a 2-D tensor and ``dim=1`` that is ``out[i][j] = input[i][index[i][j]]``.
+
+    Args:
+        input: The tensor read from.
+        dim: The axis along which ``index`` selects the position to read.
+        index: An integer tensor with as many dimensions as ``input``.
+
+    Returns:
+        A new tensor with the shape of ``index`` and the dtype of ``input``.
+
+    Examples:
+        >>> import torch
+        >>> x = torch.tensor([[1., 2., 3.], [4., 5., 6.]])
+        >>> gather_reference(x, 1, torch.tensor([[2], [0]]))
+        tensor([[3.],
+                [4.]])
+    """
+    dim = dim if dim >= 0 else dim + index.dim()
+    out = torch.empty(index.shape, dtype=input.dtype)
+    for p in itertools.product(*(range(n) for n in index.shape)):
+        out[p] = input[p[:dim] + (int(index[p]),) + p[dim + 1:]]
+    return out
+
+
 def one_hot(labels: torch.Tensor, num_classes: int) -> torch.Tensor:
     """One-hot encode integer class labels with ``scatter_``.
 
     Args:
-        labels: An int64 tensor of shape ``(N,)`` with values in ``[0, num_classes)``.
+        labels: An int64 tensor of shape ``(N,)`` with values in ``[0, num_classes)``
+            (``scatter_`` on torch 2.13 also takes int32; ``F.one_hot`` does not).
         num_classes: The number of classes ``C``.
 
     Returns:

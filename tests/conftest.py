@@ -1,33 +1,70 @@
-"""Shared fixtures: the whole site built once per test session, strictly, in a temp folder."""
+"""Shared fixtures: the site built once per session (strict, in a temp folder), served, browsed."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from dataclasses import dataclass
-from pathlib import Path
+import functools
+import http.server
+import os
+import re
+import threading
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "docs" / "hooks"))
-BUILD_TIMEOUT = 900
-
-
-@dataclass
-class Built:
-    path: Path
-    status: int
-    log: str
-
-
-def build_site(out: Path, root: Path = ROOT) -> Built:
-    """``python docs/site.py build`` (both languages, --strict) into ``out``."""
-    done = subprocess.run([sys.executable, str(root / "docs" / "site.py"), "build", "--out", str(out)],
-                          cwd=root, capture_output=True, text=True, timeout=BUILD_TIMEOUT)
-    return Built(out, done.returncode, done.stdout + done.stderr)
+from sitebuild import BROWSER, PORT, SCREENSHOTS, Built, build_site
 
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Built:
     return build_site(tmp_path_factory.mktemp("site"))
+
+
+@pytest.fixture(scope="session")
+def served(built_site):
+    """The built site on http://127.0.0.1:PORT, as ``docs/site.py serve`` serves it."""
+    assert built_site.status == 0, built_site.log[-4000:]
+    handler = functools.partial(_QuietHandler, directory=str(built_site.path))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", PORT), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{PORT}"
+    server.shutdown()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def site_pages(built_site) -> list[tuple[str, str]]:
+    """(language, path) of every page, from each language's sitemap."""
+    pages = []
+    for lang in ("en", "zh"):
+        sitemap = (built_site.path / lang / "sitemap.xml").read_text(encoding="utf-8")
+        pages += [(lang, url.split(f"/{lang}/", 1)[1]) for url in re.findall(r"<loc>([^<]+)</loc>", sitemap)]
+    return pages
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's headless Chromium driven by Playwright (never a downloaded browser build)."""
+    if not os.path.exists(BROWSER):
+        if os.environ.get("CI"):
+            pytest.fail(f"{BROWSER} is missing: .ci/run installs it (apt-get install chromium)")
+        pytest.skip("needs Debian's chromium: apt-get install chromium fonts-wqy-microhei")
+    from playwright.sync_api import sync_playwright
+
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=BROWSER, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def browser_page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    page = context.new_page()
+    yield page
+    context.close()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from sitebuild import ROOT
 from test_parity import parity_problems
 
 FENCE = "```"

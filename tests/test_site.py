@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import ROOT, build_site
+from sitebuild import ROOT, build_site
 from blocks import read_blocks
 
 LANGS = ("en", "zh")

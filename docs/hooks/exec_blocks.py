@@ -79,6 +79,18 @@ def on_page_markdown(markdown, page, config, files):
     return get_data("\n".join(lines) + "\n")[0]
 
 
+def on_page_content(html, page, config, files):
+    """Notebooks run in mkdocs-jupyter's kernel (same interpreter): give them the same note."""
+    if not page.file.src_uri.endswith(".ipynb") or "</h1>" not in html:
+        return html
+    env = next((run.result()[1] for run in _runs.values() if run.result()[1]), None)
+    if env is None:
+        return html
+    text = TEXT.get(config.theme["language"], TEXT["en"])["env"].format(**env)
+    note = f'<div class="admonition info"><p>{text}</p></div>'
+    return html.replace("</h1>", "</h1>\n" + note, 1)
+
+
 def on_post_build(config):
     if _pool:
         _pool.shutdown()
@@ -145,7 +157,10 @@ def _after_title(lines: list[str]) -> int:
     start = 0
     if lines and lines[0].strip() == "---":
         start = next((i + 1 for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), 0)
+    fenced = False
     for i in range(start, len(lines)):
-        if lines[i].startswith("# "):
+        if lines[i].lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        elif not fenced and lines[i].startswith("# "):
             return i + 1
     return start

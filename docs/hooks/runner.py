@@ -66,7 +66,9 @@ def environment() -> dict:
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
-    # Only "Category: message": paths and line numbers inside torch differ between machines.
+    # Only "Category: message": paths and line numbers inside torch differ between machines,
+    # and torch's C++ warnings end with the path of the machine that built the wheel.
+    message = re.sub(r"\s*\(Triggered internally at [^)]*\.\)", "", str(message))
     print(f"{category.__name__}: {message}", file=sys.stderr)
 
 
