@@ -129,3 +129,37 @@ def test_parity_check_sees_changed_code_and_anchors(tmp_path):
     assert "page.md: block 1 differs between en and zh" in problems
     zh.write_text(f"# P\n\n## 部分 {{#bufen}}\n\n{FENCE}python\nprint(1)\n{FENCE}\n", encoding="utf-8")
     assert "page.md: heading ids differ: en ['part'] vs zh ['bufen']" in parity_problems(project / "docs")
+
+
+GPU_PAGE = {"gpu.md": f"# GPU\n\n<!--pytest.mark.gpu-->\n{FENCE}python\nimport torch\nprint(torch.ones(2, device='cuda'))\n{FENCE}\n"}
+
+
+@pytest.mark.timeout(600)
+def test_gpu_block_is_labelled_not_run_on_a_cpu_build(tmp_path):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA: the block really runs here")
+    project = make_project(tmp_path, GPU_PAGE)
+    status, log, _ = run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", "mkdocs.yml"], project)
+    assert status == 0, log[-3000:]
+    html = (project / "site" / "en" / "gpu" / "index.html").read_text(encoding="utf-8")
+    assert "Needs CUDA: not run in this build" in html
+    assert "fn-output" not in html, "a GPU block that did not run must show no output"
+    status, log, _ = run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rs", "docs/en/gpu.md"], project)
+    assert status == 0 and "SKIPPED" in log and "needs CUDA" in log, log
+
+
+def test_failing_notebook_cell_fails_the_build(tmp_path):
+    import nbformat
+
+    project = make_project(tmp_path, {})
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Notebook"),
+                                         nbformat.v4.new_code_cell("x = 1\ny = x / 0")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    for lang in ("en", "zh"):
+        nbformat.write(nb, project / "docs" / lang / "broken.ipynb")
+    status, log, _ = run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", "mkdocs.yml"], project)
+    assert status != 0 and "Error reading page 'broken.ipynb'" in log and "ZeroDivisionError" in log, log[-3000:]
+    status, log, _ = run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "docs/en"], project)
+    assert status != 0 and "docs/en/broken.ipynb: cell 2, line 2: ZeroDivisionError" in log, log[-3000:]
