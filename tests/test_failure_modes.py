@@ -81,22 +81,14 @@ EXPECTED = {  # what the build and pytest must each say, per defect
 
 
 @pytest.mark.timeout(600)
+@pytest.mark.parametrize("tool", ["build_log", "pytest_log"])
 @pytest.mark.parametrize("case", sorted(EXPECTED))
-def test_strict_build_fails_and_names_the_page_and_line(build_log, case):
-    status, log, seconds = build_log
+def test_strict_build_and_pytest_fail_and_name_the_page_and_line(request, tool, case):
+    status, log, seconds = request.getfixturevalue(tool)
     assert status != 0
     for pattern in EXPECTED[case]:
-        assert re.search(pattern, log), f"{pattern!r} not in build log:\n{log[-3000:]}"
-    assert seconds < 120, "a hanging block must not hold the build"
-
-
-@pytest.mark.timeout(600)
-@pytest.mark.parametrize("case", sorted(EXPECTED))
-def test_pytest_fails_and_names_the_page_and_line(pytest_log, case):
-    status, log, _ = pytest_log
-    assert status != 0
-    for pattern in EXPECTED[case]:
-        assert re.search(pattern, log), f"{pattern!r} not in pytest output:\n{log[-3000:]}"
+        assert re.search(pattern, log), f"{pattern!r} not in {tool}:\n{log[-3000:]}"
+    assert seconds < 120, "a hanging block must not hold the build or the tests"
 
 
 def test_dead_internal_link_fails_the_strict_build(build_log):
