@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import socket
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,3 +44,32 @@ def build_site(out: Path, root: Path = ROOT) -> Built:
     return Built(out, done.returncode, done.stdout + done.stderr)
 
 
+
+
+FENCE = "```"
+
+
+def make_project(tmp: Path, pages: dict[str, str]) -> Path:
+    """A copy of the project's machinery (configs, hooks, conftest) around the given pages."""
+    for name in ("docs/hooks", "docs/overrides", "snippets"):
+        shutil.copytree(ROOT / name, tmp / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("docs/conftest.py", "docs/site.py", "mkdocs.zh.yml"):
+        shutil.copy(ROOT / name, tmp / name)
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    (tmp / "mkdocs.yml").write_text(re.sub(r"(?ms)^nav:\n.*?(?=^\S)", "", config), encoding="utf-8")
+    (tmp / "mkdocs.zh.yml").write_text(re.sub(r"(?ms)^nav:\n.*?(?=^\S)", "",
+                                              (ROOT / "mkdocs.zh.yml").read_text("utf-8")), "utf-8")
+    for lang in ("en", "zh"):
+        (tmp / "docs" / lang).mkdir(parents=True)
+        (tmp / "docs" / lang / "index.md").write_text("# Home\n", encoding="utf-8")
+        for name, text in pages.items():
+            if lang == "en" or name != "only-english.md":
+                (tmp / "docs" / lang / name).write_text(text, encoding="utf-8")
+    return tmp
+
+
+def run(args: list[str], cwd: Path, timeout: float = 300) -> tuple[int, str, float]:
+    start = time.monotonic()
+    done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    return done.returncode, done.stdout + done.stderr, time.monotonic() - start

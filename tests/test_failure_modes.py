@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild import ROOT
+from sitebuild import FENCE, make_project, run
 from test_parity import parity_problems
 
-FENCE = "```"
 BROKEN = {
     "raises.md": f"# Raises\n\n{FENCE}python\nx = 1\ny = x / 0\n{FENCE}\n",
     "hangs.md": f"# Hangs\n\n<!--pytest.mark.timeout(3)-->\n{FENCE}python\nwhile True:\n    pass\n{FENCE}\n",
@@ -28,32 +27,6 @@ BROKEN = {
     "only-english.md": f"# Only English\n\n{FENCE}python\nprint(1)\n{FENCE}\n",
 }
 MISSING_SNIPPET = {"missing-snippet.md": f'# Include\n\n{FENCE}python\n--8<-- "snippets/nope.py"\n{FENCE}\n'}
-
-
-def make_project(tmp: Path, pages: dict[str, str]) -> Path:
-    """A copy of the project's machinery (configs, hooks, conftest) around the given pages."""
-    for name in ("docs/hooks", "docs/overrides", "snippets"):
-        shutil.copytree(ROOT / name, tmp / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("docs/conftest.py", "docs/site.py", "mkdocs.zh.yml"):
-        shutil.copy(ROOT / name, tmp / name)
-    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    (tmp / "mkdocs.yml").write_text(re.sub(r"(?ms)^nav:\n.*?(?=^\S)", "", config), encoding="utf-8")
-    (tmp / "mkdocs.zh.yml").write_text(re.sub(r"(?ms)^nav:\n.*?(?=^\S)", "",
-                                              (ROOT / "mkdocs.zh.yml").read_text("utf-8")), "utf-8")
-    for lang in ("en", "zh"):
-        (tmp / "docs" / lang).mkdir(parents=True)
-        (tmp / "docs" / lang / "index.md").write_text("# Home\n", encoding="utf-8")
-        for name, text in pages.items():
-            if lang == "en" or name != "only-english.md":
-                (tmp / "docs" / lang / name).write_text(text, encoding="utf-8")
-    return tmp
-
-
-def run(args: list[str], cwd: Path, timeout: float = 300) -> tuple[int, str, float]:
-    start = time.monotonic()
-    done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                          env={**__import__("os").environ, "NO_MKDOCS_2_WARNING": "1"})
-    return done.returncode, done.stdout + done.stderr, time.monotonic() - start
 
 
 @pytest.fixture(scope="module")
@@ -122,24 +95,6 @@ def test_parity_check_sees_changed_code_and_anchors(tmp_path):
     zh.write_text(f"# P\n\n## 部分 {{#bufen}}\n\n{FENCE}python\nprint(1)\n{FENCE}\n", encoding="utf-8")
     assert "page.md: heading ids differ: en ['part'] vs zh ['bufen']" in parity_problems(project / "docs")
 
-
-GPU_PAGE = {"gpu.md": f"# GPU\n\n<!--pytest.mark.gpu-->\n{FENCE}python\nimport torch\nprint(torch.ones(2, device='cuda'))\n{FENCE}\n"}
-
-
-@pytest.mark.timeout(600)
-def test_gpu_block_is_labelled_not_run_on_a_cpu_build(tmp_path):
-    import torch
-
-    if torch.cuda.is_available():
-        pytest.skip("this machine has CUDA: the block really runs here")
-    project = make_project(tmp_path, GPU_PAGE)
-    status, log, _ = run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", "mkdocs.yml"], project)
-    assert status == 0, log[-3000:]
-    html = (project / "site" / "en" / "gpu" / "index.html").read_text(encoding="utf-8")
-    assert "Needs CUDA: not run in this build" in html
-    assert "fn-output" not in html, "a GPU block that did not run must show no output"
-    status, log, _ = run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rs", "docs/en/gpu.md"], project)
-    assert status == 0 and "SKIPPED" in log and "needs CUDA" in log, log
 
 
 def test_failing_notebook_cell_fails_the_build(tmp_path):

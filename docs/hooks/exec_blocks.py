@@ -30,6 +30,7 @@ STARTUP_SECONDS = 60  # python + torch import, on top of the blocks' own limits
 TEXT = {
     "en": {
         "output": "Output",
+        "figure": "Figure drawn by the code above",
         "gpu": "Needs CUDA: not run in this build",
         "gpu_body": "This block needs a CUDA GPU. This build ran on {device}, so it shows no output.",
         "error": "This block failed when the site was built",
@@ -38,6 +39,7 @@ TEXT = {
     },
     "zh": {
         "output": "输出",
+        "figure": "上方代码绘制的图",
         "gpu": "需要 CUDA：本次构建未运行",
         "gpu_body": "这段代码需要 CUDA GPU。本次构建运行在 {device} 上，因此不显示输出。",
         "error": "构建站点时这段代码运行失败",
@@ -133,9 +135,10 @@ def _render(block: Block, result: dict | None, text: dict, env: dict | None) -> 
     if result["status"] == "error":
         return ["", f'{pad}!!! failure "{text["error"]}"', ""] + \
             _fence(result["output"] + result["error"], text["output"], pad + "    ")
-    if not result["output"]:
-        return []
-    return _fence(result["output"], text["output"], pad)
+    lines = _fence(result["output"], text["output"], pad) if result["output"] else []
+    for png in result.get("images", []):
+        lines += ["", f'{pad}![{text["figure"]}](data:image/png;base64,{png}){{ .fn-figure }}']
+    return lines
 
 
 def _fence(output: str, title: str, pad: str) -> list[str]:

@@ -8,9 +8,11 @@ killed; the tests call :func:`run_block` in-process. Both start a page with
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import io
 import json
+import os
 import platform
 import random
 import re
@@ -19,7 +21,7 @@ import subprocess
 import sys
 import traceback
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,6 +33,7 @@ class Result:
     status: str  # "ok" | "error" | "needs-gpu"
     output: str = ""
     error: str = ""  # "path:line: Type: message" when status == "error"
+    images: list[str] = field(default_factory=list)  # PNGs (base64) of the figures it drew
 
 
 class BlockTimeout(BaseException):  # not caught as an error of the block
@@ -39,6 +42,7 @@ class BlockTimeout(BaseException):  # not caught as an error of the block
 
 def reset_state() -> None:
     """What every page starts from: seeded RNGs, default print options, float32, grad on."""
+    os.environ.setdefault("MPLBACKEND", "Agg")  # figures are captured, never shown in a window
     import numpy as np
     import torch
 
@@ -87,16 +91,33 @@ def run_block(block: dict, namespace: dict, cuda: bool) -> Result:
     with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer), \
             warnings.catch_warnings():
         warnings.simplefilter("default")
+        warnings.filterwarnings("ignore", message=".*non-interactive.*cannot be shown")  # plt.show()
         warnings.showwarning = _show_warning
         try:
             exec(code, namespace)
         except Exception as e:
+            _figures()
             return _expected_or_error(block, e, buffer.getvalue())
+    images = _figures()
     if block["raises"]:
         return Result("error", buffer.getvalue(),
                       f"{block['page']}:{block['lineno']}: expected {block['raises']}, "
                       "but the block ran without raising it (the claim no longer holds)")
-    return Result("ok", buffer.getvalue())
+    return Result("ok", buffer.getvalue(), images=images)
+
+
+def _figures() -> list[str]:
+    """Every matplotlib figure the block left open, as base64 PNG; then closes them all."""
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is None:
+        return []
+    images = []
+    for number in plt.get_fignums():
+        png = io.BytesIO()
+        plt.figure(number).savefig(png, format="png", metadata={"Software": None})
+        images.append(base64.b64encode(png.getvalue()).decode("ascii"))
+    plt.close("all")
+    return images
 
 
 def _expected_or_error(block: dict, e: Exception, printed: str) -> Result:
