@@ -92,3 +92,63 @@ def one_hot(labels: torch.Tensor, num_classes: int) -> torch.Tensor:
                 [1., 0., 0.]])
     """
     return torch.zeros(len(labels), num_classes).scatter_(1, labels.unsqueeze(1), 1.0)
+
+
+def scatter_reduce_reference(self: torch.Tensor, dim: int, index: torch.Tensor,
+                             src: torch.Tensor, reduce: str,
+                             include_self: bool = True) -> torch.Tensor:
+    """Return ``self.scatter_reduce(dim, index, src, reduce, include_self=...)`` by loops.
+
+    Every position ``p`` of ``index`` sends ``src[p]`` to the target ``p`` with its
+    ``dim``-th coordinate replaced by ``index[p]`` (the rule of ``scatter_reference``).
+    Each target then holds the reduction of the values it received, in the order of ``p``,
+    preceded by its old value from ``self`` when ``include_self`` is true. A ``"mean"``
+    counts that old value as one more element, and on integer tensors rounds down (floor
+    division, as ``//`` does). A target that receives nothing keeps its value from ``self``,
+    whatever ``include_self`` says.
+
+    Args:
+        self: The tensor reduced into (it is not modified; a copy is returned).
+        dim: The axis along which ``index`` selects the target.
+        index: An integer tensor with as many dimensions as ``self``, no larger than ``src``
+            in any dimension, nor than ``self`` in any dimension except ``dim``.
+        src: The values to reduce, read at the positions of ``index``; same dtype as ``self``.
+        reduce: One of ``"sum"``, ``"prod"``, ``"mean"``, ``"amax"``, ``"amin"``.
+        include_self: Whether the old value of a target takes part in its reduction.
+
+    Returns:
+        A new tensor with the shape and dtype of ``self``.
+
+    Raises:
+        ValueError: If ``reduce`` is not one of the five names above.
+
+    Examples:
+        >>> import torch
+        >>> start = torch.tensor([4., 4., 4.])
+        >>> index, src = torch.tensor([0, 0, 1]), torch.tensor([1., 3., 5.])
+        >>> scatter_reduce_reference(start, 0, index, src, "mean")
+        tensor([2.6667, 4.5000, 4.0000])
+        >>> scatter_reduce_reference(start, 0, index, src, "mean", include_self=False)
+        tensor([2., 5., 4.])
+    """
+    combine = {"sum": torch.add, "mean": torch.add, "prod": torch.mul,
+               "amax": torch.maximum, "amin": torch.minimum}
+    if reduce not in combine:
+        raise ValueError(f"reduce must be one of {', '.join(combine)}, got {reduce!r}")
+    dim = dim if dim >= 0 else dim + index.dim()
+    received: dict[tuple, list[torch.Tensor]] = {}
+    for p in itertools.product(*(range(n) for n in index.shape)):
+        target = p[:dim] + (int(index[p]),) + p[dim + 1:]
+        received.setdefault(target, []).append(src[p])
+    out = self.clone()
+    for target, values in received.items():
+        if include_self:
+            values = [self[target]] + values
+        acc = values[0]
+        for v in values[1:]:
+            acc = combine[reduce](acc, v)
+        if reduce == "mean":
+            n = len(values)
+            acc = acc / n if acc.is_floating_point() else torch.div(acc, n, rounding_mode="floor")
+        out[target] = acc
+    return out

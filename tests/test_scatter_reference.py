@@ -137,3 +137,64 @@ def test_public_functions_have_google_docstrings():
         doc = getattr(ref, name).__doc__
         for section in ("Args:", "Returns:", "Examples:"):
             assert section in doc, f"{name} lacks {section}"
+
+
+REDUCES = ("sum", "prod", "mean", "amax", "amin")
+
+
+@pytest.mark.parametrize("self_shape, dim", CASES)
+@pytest.mark.parametrize("reduce", REDUCES)
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_reference_matches_torch(self_shape, dim, reduce, include_self):
+    # Duplicate targets on purpose: that is what a reduction is for.
+    g = torch.Generator().manual_seed(len(self_shape) * 10 + dim)
+    index_shape = [int(torch.randint(1, n + 1, (), generator=g)) for n in self_shape]
+    index_shape[dim] = self_shape[dim] + 2
+    index = torch.randint(0, self_shape[dim], index_shape, generator=g)
+    src = torch.rand(index_shape, generator=g) + 0.5  # away from 0 so that "prod" stays tame
+    self = torch.rand(self_shape, generator=g) + 0.5
+    expected = self.scatter_reduce(dim, index, src, reduce, include_self=include_self)
+    out = ref.scatter_reduce_reference(self, dim, index, src, reduce, include_self)
+    assert out.dtype == self.dtype
+    assert torch.allclose(out, expected, rtol=1e-5, atol=0)
+
+
+@pytest.mark.parametrize("reduce", REDUCES)
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_reference_integers_exact(reduce, include_self):
+    # Integer mean rounds down (toward -inf), like //, not toward zero.
+    self = torch.tensor([-5, 5, 7, 1])
+    index = torch.tensor([0, 0, 1, 1, 2, 0])
+    src = torch.tensor([-1, 2, 3, -4, 2, 0])
+    expected = self.scatter_reduce(0, index, src, reduce, include_self=include_self)
+    assert torch.equal(ref.scatter_reduce_reference(self, 0, index, src, reduce, include_self),
+                       expected)
+
+
+def test_scatter_reduce_reference_untouched_targets_keep_self():
+    self = torch.tensor([7., 8., 9.])
+    for reduce in REDUCES:
+        out = ref.scatter_reduce_reference(self, 0, torch.tensor([1, 1]), torch.tensor([2., 3.]),
+                                           reduce, include_self=False)
+        assert out[0] == 7. and out[2] == 9.
+    assert torch.equal(self, torch.tensor([7., 8., 9.]))
+
+
+def test_scatter_reduce_reference_sum_is_scatter_add():
+    g = torch.Generator().manual_seed(3)
+    index = torch.randint(0, 4, (3, 6), generator=g)
+    src = torch.randn(3, 6, generator=g)
+    self = torch.randn(3, 4, generator=g)
+    assert torch.allclose(ref.scatter_reduce_reference(self, 1, index, src, "sum"),
+                          self.clone().scatter_add_(1, index, src))
+
+
+def test_scatter_reduce_reference_rejects_unknown_reduce():
+    with pytest.raises(ValueError, match="reduce must be one of"):
+        ref.scatter_reduce_reference(torch.zeros(2), 0, torch.tensor([0]), torch.ones(1), "max")
+
+
+def test_scatter_reduce_reference_has_google_docstring():
+    doc = ref.scatter_reduce_reference.__doc__
+    for section in ("Args:", "Returns:", "Raises:", "Examples:"):
+        assert section in doc

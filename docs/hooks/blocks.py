@@ -142,6 +142,9 @@ def _closing_line(lines: list[str], lineno: int) -> int:
 def _apply_marks(block: Block, marks: list[str]) -> None:
     """Turn ``<!--pytest.mark.X(...)-->`` comments into block options (evaluated as pytest does)."""
     for text in marks:
+        if ">" in text:  # Markdown ends the HTML comment there: the rest shows on the page
+            raise BlockError(f"{block.where}: a marker cannot contain '>': <!--{text}-->; "
+                             "in a match= regex write \\x3e instead")
         try:
             mark = eval(text, _MARK_NAMESPACE).mark  # evaluated as pytest-codeblocks does
         except Exception as e:

@@ -54,6 +54,9 @@ def reset_state() -> None:
     torch.set_default_dtype(torch.float32)
     torch.set_grad_enabled(True)
     torch.use_deterministic_algorithms(False)
+    # One thread: pages run in parallel on few cores, and float sums then add up in the same
+    # order on every machine.
+    torch.set_num_threads(1)
 
 
 def environment() -> dict:
