@@ -45,7 +45,8 @@ class PageFile(pytest.File):
         for block in blocks:
             kind = "cell" if self.path.suffix == ".ipynb" else "line"
             item = PageBlock.from_parent(self, name=f"{kind} {block.lineno}", obj=block)
-            item.add_marker(pytest.mark.timeout(block.timeout))
+            # bash blocks stop themselves (and their children) at block.timeout: leave them room
+            item.add_marker(pytest.mark.timeout(block.timeout + (30 if block.syntax == "bash" else 0)))
             if block.gpu:
                 item.add_marker(pytest.mark.gpu)
             yield item

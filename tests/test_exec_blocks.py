@@ -1,4 +1,4 @@
-"""What the build shows for a block: GPU blocks labelled and not run, figures as images."""
+"""What the build shows for a block: GPU blocks labelled, figures as images, scripts run by bash."""
 
 from __future__ import annotations
 
@@ -42,3 +42,33 @@ def test_figure_drawn_by_a_block_is_shown_as_an_image(tmp_path):
     html = (project / "site" / "en" / "figure" / "index.html").read_text(encoding="utf-8")
     assert html.count('class="fn-figure" src="data:image/png;base64,') == 1
     assert "cannot be shown" not in html, "plt.show() must not leave a warning in the output"
+
+
+SCRIPT_PAGES = {
+    "script.md": f"# Script\n\n<!--pytest.mark.file-->\n{FENCE}python\n--8<-- \"snippets/hello_script.py\"\n{FENCE}\n\n"
+                 f"{FENCE}bash\npython snippets/hello_script.py 3\n{FENCE}\n\n"
+                 f"<!--pytest.mark.raises(SystemExit, match=\"invalid int\")-->\n{FENCE}bash\n"
+                 f"python snippets/hello_script.py three\n{FENCE}\n",
+}
+HELLO = ("import sys\n\ntry:\n    n = int(sys.argv[1])\nexcept ValueError:\n"
+         "    sys.exit('invalid int')\nprint('hello ' * n)\n")
+
+
+@pytest.mark.timeout(600)
+def test_file_block_shows_the_script_that_a_bash_block_runs(tmp_path):
+    project = make_project(tmp_path, SCRIPT_PAGES)
+    (project / "snippets" / "hello_script.py").write_text(HELLO, encoding="utf-8")
+    status, log, _ = run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", "mkdocs.yml"], project)
+    assert status == 0, log[-3000:]
+    html = (project / "site" / "en" / "script" / "index.html").read_text(encoding="utf-8")
+    assert "hello hello hello" in html and "invalid int" in html and "[exit status 1]" in html
+    status, log, _ = run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "docs/en/script.md"], project)
+    assert status == 0 and "3 passed" in log, log
+
+
+def test_file_block_must_be_run_by_a_bash_block(tmp_path):
+    project = make_project(tmp_path, {"orphan.md": SCRIPT_PAGES["script.md"].split(f"\n\n{FENCE}bash")[0] + "\n"})
+    (project / "snippets" / "hello_script.py").write_text("print(1)\n", encoding="utf-8")
+    status, log, _ = run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "docs/en/orphan.md"], project)
+    assert status != 0 and "docs/en/orphan.md:4: snippets/hello_script.py is shown as a file, " \
+                           "but no bash block after it on this page runs it" in log, log

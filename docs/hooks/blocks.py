@@ -27,7 +27,7 @@ DISPLAY_ONLY = {"text", "console", "json", "yaml", "toml", "ini", "diff", "html"
 """...but only these may be display-only: any other info string (``py``, ``pycon``,
 ``python title="x"``, ``sh``) is rejected, so that no block can escape the tests."""
 
-MARKERS = {"gpu", "raises", "timeout"}
+MARKERS = {"gpu", "raises", "timeout", "file"}
 DEFAULT_TIMEOUT = 60.0
 
 
@@ -71,6 +71,7 @@ class Block:
     origins: list[str] = field(default_factory=list)  # "file:line" for each line of code
     gpu: bool = False
     raises: str | None = None
+    file: str | None = None  # "file" marker: this block shows a file that a bash block runs
     match: str | None = None
     timeout: float = DEFAULT_TIMEOUT
 
@@ -122,8 +123,27 @@ def read_blocks(path: Path, snippets: dict | None = None) -> list[Block]:
                       syntax, "")
         _apply_marks(block, cb.marks)
         block.code, block.origins = expander(cb.code, page, cb.lineno)
+        if block.file is not None:
+            block.file = _shown_file(block, cb.code)
         blocks.append(block)
+    _check_files_are_run(blocks)
     return blocks
+
+
+def _shown_file(block: Block, raw: str) -> str:
+    """The path a ``file`` block shows: its only line must be one ``--8<--`` include."""
+    m = re.fullmatch(r"""\s*-+8<-+\s+["']([^"':]+)["']\s*""", raw)
+    if block.syntax != "python" or m is None:
+        raise BlockError(f"{block.where}: a <!--pytest.mark.file--> block holds exactly one line, "
+                         '--8<-- "snippets/<script>.py", so that the reader sees the file that runs')
+    return m.group(1)
+
+
+def _check_files_are_run(blocks: list[Block]) -> None:
+    for i, block in enumerate(blocks):
+        if block.file and not any(b.syntax == "bash" and block.file in b.code for b in blocks[i:]):
+            raise BlockError(f"{block.where}: {block.file} is shown as a file, "
+                             "but no bash block after it on this page runs it")
 
 
 def _indent(line: str) -> str:
@@ -156,6 +176,8 @@ def _apply_marks(block: Block, marks: list[str]) -> None:
             block.gpu = True
         elif mark.name == "timeout":
             block.timeout = float(mark.args[0])
+        elif mark.name == "file":
+            block.file = ""  # the path is read from the include line once the code is known
         elif mark.name == "raises":
             exc = mark.args[0] if mark.args else None
             if not (isinstance(exc, type) and issubclass(exc, BaseException)):

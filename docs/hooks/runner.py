@@ -85,6 +85,12 @@ def run_block(block: dict, namespace: dict, cuda: bool) -> Result:
         return Result("needs-gpu")
     if block["syntax"] == "bash":
         return _run_bash(block)
+    if block.get("file"):  # shown here, run by a bash block: only check that it compiles
+        try:
+            compile(block["code"], block["file"], "exec")
+        except SyntaxError as e:
+            return Result("error", "", f"{block['file']}:{e.lineno}: SyntaxError: {e.msg}")
+        return Result("ok")
     buffer = io.StringIO()
     try:
         # Padded so that tracebacks name the page and its real line numbers.
@@ -148,16 +154,32 @@ def _origin(block: dict, line: int | None) -> str:
 
 
 def _run_bash(block: dict) -> Result:
+    """Run a bash block from the repository root, in its own process group, so that a hang
+    is killed with everything it started (torchrun's workers too). With the ``raises``
+    marker the command must fail: its output is shown, and a success is the error."""
+    where = f"{block['page']}:{block['lineno']}"
+    # `python`, `torchrun` ... are those of this interpreter's environment, activated or not.
+    env = dict(os.environ, PATH=os.pathsep.join([os.path.dirname(sys.executable), os.environ["PATH"]]))
+    proc = subprocess.Popen(["bash", "-euo", "pipefail", "-c", block["code"]], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
     try:
-        done = subprocess.run(["bash", "-euo", "pipefail", "-c", block["code"]], cwd=ROOT,
-                              capture_output=True, text=True, timeout=block["timeout"])
-    except subprocess.TimeoutExpired:
-        return Result("error", "", f"{block['page']}:{block['lineno']}: timed out after "
-                      f"{block['timeout']:g} s")
-    output = done.stdout + done.stderr
-    if done.returncode:
-        return Result("error", output, f"{block['page']}:{block['lineno']}: "
-                      f"bash exited with status {done.returncode}")
+        output, _ = proc.communicate(timeout=block["timeout"])
+    except BaseException as e:  # our time limit, or pytest-timeout's
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        if isinstance(e, subprocess.TimeoutExpired):
+            return Result("error", "", f"{where}: timed out after {block['timeout']:g} s")
+        raise
+    if block["raises"]:
+        if proc.returncode == 0:
+            return Result("error", output, f"{where}: expected the command to fail "
+                          "(raises marker), but it exited with status 0")
+        if block["match"] and not re.search(block["match"], output):
+            return Result("error", output, f"{where}: the output does not match {block['match']!r}")
+        return Result("ok", output + f"[exit status {proc.returncode}]\n")
+    if proc.returncode:
+        return Result("error", output, f"{where}: bash exited with status {proc.returncode}")
     return Result("ok", output)
 
 
