@@ -17,7 +17,7 @@ from pytest_codeblocks.plugin import TestBlock
 
 sys.path.insert(0, str(Path(__file__).parent / "hooks"))
 from blocks import BlockError, read_blocks  # noqa: E402
-from runner import reset_state, run_block  # noqa: E402
+from runner import page_namespace, reset_state, run_block  # noqa: E402
 
 LANGS = {"en", "zh"}
 
@@ -54,7 +54,7 @@ class PageFile(pytest.File):
     def setup(self):
         """Runs before the page's first block: a fresh namespace and seeded state."""
         reset_state()
-        self.namespace: dict = {"__name__": "__main__"}
+        self.namespace: dict = page_namespace()
         self.failed: str | None = None
 
     def cuda(self) -> bool:

@@ -72,3 +72,17 @@ def test_file_block_must_be_run_by_a_bash_block(tmp_path):
     status, log, _ = run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "docs/en/orphan.md"], project)
     assert status != 0 and "docs/en/orphan.md:4: snippets/hello_script.py is shown as a file, " \
                            "but no bash block after it on this page runs it" in log, log
+
+
+PICKLE_PAGE = {"pickle.md": f"# Pickle\n\n{FENCE}python\nimport io\nimport torch\n\n\nclass Net(torch.nn.Module):\n"
+                            f"    pass\n\n\nbuf = io.BytesIO()\ntorch.save(Net(), buf)\nprint('saved', Net.__module__)\n{FENCE}\n"}
+
+
+@pytest.mark.timeout(600)
+def test_a_class_defined_on_a_page_can_be_pickled_as_in_a_script(tmp_path):
+    project = make_project(tmp_path, PICKLE_PAGE)
+    status, log, _ = run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "docs/en/pickle.md"], project)
+    assert status == 0, log
+    status, log, _ = run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", "mkdocs.yml"], project)
+    assert status == 0, log[-3000:]
+    assert "saved __main__" in (project / "site" / "en" / "pickle" / "index.html").read_text(encoding="utf-8")

@@ -20,6 +20,7 @@ import signal
 import subprocess
 import sys
 import traceback
+import types
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,6 +80,14 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
     print(f"{category.__name__}: {message}", file=sys.stderr)
 
 
+def page_namespace() -> dict:
+    """A page's globals: those of a real module named ``__main__``, as in a script, so that
+    classes defined on a page can be pickled (``torch.save``, DataLoader workers)."""
+    module = types.ModuleType("__main__")
+    module.__dict__["__page_module__"] = module
+    return module.__dict__
+
+
 def run_block(block: dict, namespace: dict, cuda: bool) -> Result:
     """Run one block in ``namespace``; never raises for errors inside the block."""
     if block["gpu"] and not cuda:
@@ -102,17 +111,26 @@ def run_block(block: dict, namespace: dict, cuda: bool) -> Result:
         warnings.simplefilter("default")
         warnings.filterwarnings("ignore", message=".*non-interactive.*cannot be shown")  # plt.show()
         warnings.showwarning = _show_warning
+        real_main = sys.modules.get("__main__")
+        sys.modules["__main__"] = namespace.get("__page_module__", real_main)
         try:
             exec(code, namespace)
         except Exception as e:
             _figures()
-            return _expected_or_error(block, e, buffer.getvalue())
+            return _expected_or_error(block, e, _plain(buffer.getvalue()))
+        finally:
+            sys.modules["__main__"] = real_main
     images = _figures()
     if block["raises"]:
-        return Result("error", buffer.getvalue(),
+        return Result("error", _plain(buffer.getvalue()),
                       f"{block['page']}:{block['lineno']}: expected {block['raises']}, "
                       "but the block ran without raising it (the claim no longer holds)")
-    return Result("ok", buffer.getvalue(), images=images)
+    return Result("ok", _plain(buffer.getvalue()), images=images)
+
+
+def _plain(text: str) -> str:
+    """Without terminal colour codes (some torch errors are bold), which a page cannot show."""
+    return re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", text)
 
 
 def _figures() -> list[str]:
@@ -131,7 +149,7 @@ def _figures() -> list[str]:
 
 def _expected_or_error(block: dict, e: Exception, printed: str) -> Result:
     name = type(e).__name__
-    shown = f"{name}: {e}".rstrip()
+    shown = _plain(f"{name}: {e}".rstrip())
     if block["raises"] and block["raises"] in {c.__name__ for c in type(e).__mro__}:
         if block["match"] is None or re.search(block["match"], str(e)):
             return Result("ok", printed + shown + "\n")
@@ -165,6 +183,7 @@ def _run_bash(block: dict) -> Result:
                             start_new_session=True)
     try:
         output, _ = proc.communicate(timeout=block["timeout"])
+        output = _plain(output)
     except BaseException as e:  # our time limit, or pytest-timeout's
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
@@ -192,7 +211,7 @@ def main(results_path: str) -> None:
     blocks = json.load(sys.stdin)
     reset_state()
     env = environment()
-    namespace = {"__name__": "__main__"}
+    namespace = page_namespace()
     signal.signal(signal.SIGALRM, _alarm)
     with open(results_path, "w", encoding="utf-8") as out:
         out.write(json.dumps(env) + "\n")
