@@ -16,6 +16,7 @@ import http.server
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,7 +46,8 @@ LANDING = """<!doctype html>
 def build(out: Path, base_url: str | None) -> int:
     """Build every language into ``out/<lang>`` in parallel; return the worst exit status."""
     out.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    shared_runs = tempfile.TemporaryDirectory(prefix="fieldnotes-runs-")  # this build only
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", FIELDNOTES_SHARED_RUNS=shared_runs.name)
     if base_url:
         base = base_url.rstrip("/") + "/"
         env.update(SITE_URL_EN=base + "en/", SITE_URL_ZH=base + "zh/")
@@ -61,6 +63,7 @@ def build(out: Path, base_url: str | None) -> int:
         output, _ = run.communicate()
         print("".join(f"[{lang}] {line}\n" for line in output.splitlines()), end="")
         status = status or run.returncode
+    shared_runs.cleanup()
     (out / "index.html").write_text(LANDING, encoding="utf-8")
     print("build failed" if status else f"built {', '.join(CONFIGS)} into {out}")
     return status

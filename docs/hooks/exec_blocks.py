@@ -9,6 +9,8 @@ without CUDA is not run: it gets a visible "needs CUDA" label, never an output.
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
 import logging
 import os
@@ -26,6 +28,7 @@ from blocks import ROOT, Block, BlockError, read_blocks  # noqa: E402
 log = logging.getLogger("mkdocs.hooks.exec_blocks")
 RUNNER = Path(__file__).with_name("runner.py")
 STARTUP_SECONDS = 60  # python + torch import, on top of the blocks' own limits
+SHARED_RUNS = "FIELDNOTES_SHARED_RUNS"
 
 TEXT = {
     "en": {
@@ -99,13 +102,36 @@ def on_post_build(config):
 
 
 def _execute(path: Path, snippets: dict):
-    """Run one page in a fresh interpreter; return (blocks, env, results, problem)."""
+    """Run one page in a fresh interpreter; return (blocks, env, results, problem).
+
+    Within one ``docs/site.py build``, the languages share runs: the zh page has the same
+    code as the en page, so whichever comes second reuses the first one's successful run
+    (SHARED_RUNS names a folder that lives for that build only).
+    """
     try:
         blocks = read_blocks(path, snippets)
     except BlockError as e:
         return [], None, [], str(e)
     if not blocks:
         return blocks, None, [], None
+    folder = os.environ.get(SHARED_RUNS)
+    if not folder:
+        return _run_page(blocks)
+    code = [(b.syntax, b.code, b.gpu, b.raises, b.match, b.timeout, b.file) for b in blocks]
+    key = hashlib.sha256(json.dumps(code).encode() + RUNNER.read_bytes()).hexdigest()
+    shared = Path(folder) / f"{key}.json"
+    with open(shared.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # the other language waits for this run, then reuses it
+        if shared.exists():
+            env, results = json.loads(shared.read_text(encoding="utf-8"))
+            return blocks, env, results, None
+        blocks, env, results, problem = _run_page(blocks)
+        if problem is None:
+            shared.write_text(json.dumps([env, results]), encoding="utf-8")
+        return blocks, env, results, problem
+
+
+def _run_page(blocks: list[Block]):
     limit = STARTUP_SECONDS + sum(b.timeout for b in blocks)
     with tempfile.NamedTemporaryFile("r", suffix=".jsonl", encoding="utf-8") as out:
         try:
