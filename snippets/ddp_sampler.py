@@ -6,10 +6,10 @@ dist.init_process_group("gloo")
 world_size = dist.get_world_size()
 
 
-def indices(n, epochs=1, set_epoch=True, **kwargs):
+def indices(n, epochs=1, set_epoch=True, seed=0, **kwargs):
     """For each epoch, the dataset indices that each rank's DataLoader yields."""
     dataset = list(range(n))  # item i is i, so the loader yields the indices themselves
-    sampler = DistributedSampler(dataset, shuffle=True, seed=0, **kwargs)
+    sampler = DistributedSampler(dataset, shuffle=True, seed=seed, **kwargs)
     loader = DataLoader(dataset, batch_size=2, sampler=sampler)
     mine = []
     for epoch in range(epochs):
@@ -51,4 +51,10 @@ flat = sum(dropped[0], [])
 assert len(flat) == len(set(flat)) == 6
 if dist.get_rank() == 0:
     print("  never seen:", sorted(set(range(7)) - set(flat)))
+mixed = indices(8, seed=dist.get_rank())  # a different seed on each rank: wrong
+show("8 samples, seed=rank:", mixed)
+flat = sum(mixed[0], [])
+assert len(set(flat)) < 8
+if dist.get_rank() == 0:
+    print("  on both ranks:", sorted(i for i in set(flat) if flat.count(i) == 2))
 dist.destroy_process_group()

@@ -24,6 +24,11 @@ SEARCHES = [  # (language, query, page (or pages) of which one must be in the to
     ("en", "running_var", "nn/batchnorm/"),
     ("en", "dilation", "nn/conv2d/"),
     ("en", "kaiming_normal_", "nn/init/"),
+    ("en", "LOCAL_RANK", "distributed/ddp/"),
+    ("en", "map_location", "training/checkpoints/"),
+    ("en", "weights_only", "training/checkpoints/"),
+    ("en", "volatile", "training/inference-modes/"),
+    ("en", "empty_cache", "training/gpu-memory/"),
     ("zh", "scatter_", "tensors/scatter/"),
     ("zh", "散射", "tensors/scatter/"),  # in the middle of a sentence: needs jieba + separator
     ("zh", "独热编码", ("tensors/scatter-reduce/", "tensors/scatter/")),
@@ -31,6 +36,9 @@ SEARCHES = [  # (language, query, page (or pages) of which one must be in the to
     ("zh", "初始化", ("nn/init/", "tensors/fill-and-random/")),
     ("zh", "叶子张量", "tensors/in-place/"),
     ("zh", "批归一化", "nn/batchnorm/"),
+    ("zh", "显存", "training/gpu-memory/"),
+    ("zh", "梯度累积", "training/inference-modes/"),
+    ("zh", "torchrun", "distributed/ddp/"),
     ("zh", "评估模式", "nn/dropout/"),
     ("zh", "随机失活", "nn/dropout/"),
 ]
