@@ -53,7 +53,7 @@ def make_project(tmp: Path, pages: dict[str, str]) -> Path:
     """A copy of the project's machinery (configs, hooks, conftest) around the given pages."""
     for name in ("docs/hooks", "docs/overrides", "snippets"):
         shutil.copytree(ROOT / name, tmp / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("docs/conftest.py", "docs/site.py", "mkdocs.zh.yml"):
+    for name in ("docs/conftest.py", "docs/site.py", "docs/search-userdict.zh.txt", "mkdocs.zh.yml"):
         shutil.copy(ROOT / name, tmp / name)
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     (tmp / "mkdocs.yml").write_text(re.sub(r"(?ms)^nav:\n.*?(?=^\S)", "", config), encoding="utf-8")
