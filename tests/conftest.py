@@ -7,14 +7,17 @@ import http.server
 import os
 import re
 import threading
+from pathlib import Path
 
 import pytest
 
-from sitebuild import BROWSER, PORT, SCREENSHOTS, Built, build_site
+from sitebuild import BROWSER, PORT, PREBUILT, SCREENSHOTS, Built, build_site
 
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> Built:
+    if PREBUILT:
+        return Built(Path(PREBUILT), 0, "")
     return build_site(tmp_path_factory.mktemp("site"))
 
 

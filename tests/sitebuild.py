@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "docs" / "hooks"))
 BUILD_TIMEOUT = 900
 BROWSER = shutil.which("chromium") or "/usr/bin/chromium"
-SCREENSHOTS = ROOT / "reports" / "screenshots"
+REPORTS = ROOT / "reports"  # uploaded as a CI artifact: screenshots, search hit rate, page weights
+SCREENSHOTS = REPORTS / "screenshots"
 
 
 @dataclass
@@ -33,7 +34,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-PORT = free_port()  # the built site's URLs name the port it is served on (language switch)
+# The built site's URLs name the port it is served on (language switch). To run the browser tests
+# on a site built earlier: FIELDNOTES_SITE=folder FIELDNOTES_PORT=the port it was built for.
+PORT = int(os.environ.get("FIELDNOTES_PORT") or free_port())
+PREBUILT = os.environ.get("FIELDNOTES_SITE")
 
 
 def build_site(out: Path, root: Path = ROOT) -> Built:

@@ -1,0 +1,75 @@
+"""Search as a reader uses it: real queries typed into the search box, in each language.
+
+The queries live in ``tests/search-queries.yml``. For each, one of the expected pages must be in
+the first 3 results, and every result must be in the searcher's language. Each language's hit
+rate is written to ``reports/search.md`` (printed at the end of the run) and must be >= 95 %.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import yaml
+
+from sitebuild import REPORTS
+
+QUERIES = yaml.safe_load((Path(__file__).with_name("search-queries.yml")).read_text(encoding="utf-8"))
+TARGET = 0.95
+pytestmark = pytest.mark.timeout(600)
+
+_rows: dict[str, list[tuple[str, bool, list[str]]]] = {}
+
+
+def search(page, query: str) -> list[str]:
+    """Type ``query`` into Material's search box; the result links, best first."""
+    box = page.locator("input.md-search__input")
+    if not box.is_visible():
+        page.click("label.md-search__icon, .md-search__input", timeout=10_000)
+    box.fill("")
+    box.press("End")
+    page.wait_for_function("() => !document.querySelector('.md-search-result__item')", timeout=10_000)
+    idle = page.inner_text(".md-search-result__meta")  # "Type to start searching"
+    box.fill(query)
+    box.press("End")  # Material's search reacts to keyup
+    page.wait_for_function(
+        "idle => document.querySelector('.md-search-result__meta').innerText !== idle", arg=idle,
+        timeout=15_000)
+    # one item per page (its best sections are links inside it): the first link is the page's
+    return page.eval_on_selector_all(".md-search-result__item", "els => els.map(e => e.querySelector('a').href)")
+
+
+def hit(lang: str, expected: list[str], results: list[str]) -> bool:
+    top3 = [urlsplit(r).path for r in results[:3]]
+    return any(p.startswith(f"/{lang}/{e}") for p in top3 for e in expected)
+
+
+@pytest.mark.parametrize("lang", sorted(QUERIES))
+def test_queries_find_their_page_in_the_top_3(served, browser_page, lang):
+    browser_page.goto(f"{served}/{lang}/")
+    rows, elsewhere = [], []
+    for item in QUERIES[lang]:
+        results = search(browser_page, item["q"])
+        elsewhere += [f"{item['q']!r}: {r}" for r in results if not urlsplit(r).path.startswith(f"/{lang}/")]
+        rows.append((item["q"], hit(lang, item["pages"], results),
+                     [urlsplit(r).path + (f"#{urlsplit(r).fragment}" if urlsplit(r).fragment else "")
+                      for r in results[:3]]))
+    _rows[lang] = rows
+    write_report()
+    assert not elsewhere, "results in another language:\n" + "\n".join(elsewhere)
+    misses = [f"{q!r}: top 3 = {top}" for q, ok, top in rows if not ok]
+    rate = 1 - len(misses) / len(rows)
+    assert rate >= TARGET, f"{lang} hit rate {rate:.0%} < {TARGET:.0%}; misses:\n" + "\n".join(misses)
+
+
+def write_report() -> None:
+    lines = ["# Search hit rate (expected page in the top 3)", ""]
+    for lang, rows in sorted(_rows.items()):
+        hits = sum(ok for _, ok, _ in rows)
+        lines += [f"**{lang}: {hits}/{len(rows)} = {hits / len(rows):.0%}**", "",
+                  "| query | hit | top 3 |", "|---|---|---|"]
+        lines += [f"| `{q}` | {'yes' if ok else '**no**'} | {'<br>'.join(top)} |" for q, ok, top in rows]
+        lines.append("")
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    (REPORTS / "search.md").write_text("\n".join(lines), encoding="utf-8")
