@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild import BROWSER, PORT, PREBUILT, SCREENSHOTS, Built, build_site
+from sitebuild import BROWSER, PORT, PREBUILT, SCREENSHOTS, SUMMARIES, Built, build_site
 
 
 @pytest.fixture(scope="session")
@@ -71,3 +71,11 @@ def browser_page(browser):
     page = context.new_page()
     yield page
     context.close()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Show what the browser tests measured (search hit rate, page weights) in the CI log."""
+    if SUMMARIES:
+        terminalreporter.section("measurements")
+        for line in SUMMARIES:
+            terminalreporter.write_line(line)

@@ -19,6 +19,15 @@ BUILD_TIMEOUT = 900
 BROWSER = shutil.which("chromium") or "/usr/bin/chromium"
 REPORTS = ROOT / "reports"  # uploaded as a CI artifact: screenshots, search hit rate, page weights
 SCREENSHOTS = REPORTS / "screenshots"
+SUMMARIES: list[str] = []  # one line per report written in this run, printed at the end
+
+
+def write_report(name: str, lines: list[str], summary: str) -> None:
+    """Write ``reports/<name>`` and keep ``summary`` for the end of the pytest run."""
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    (REPORTS / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    SUMMARIES[:] = [line for line in SUMMARIES if not line.endswith(f"(reports/{name})")]
+    SUMMARIES.append(f"{summary} (reports/{name})")
 
 
 @dataclass

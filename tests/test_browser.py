@@ -1,7 +1,8 @@
-"""What a reader does, in headless Chromium: search, switch language, load pages.
+"""What a reader does, in headless Chromium: switch language, copy code, load every page.
 
 Needs Debian's chromium (``.ci/run`` installs it). Elsewhere these tests skip with that reason,
-except in CI (``CI`` set), where a missing browser fails the run.
+except in CI (``CI`` set), where a missing browser fails the run. Search has its own module
+(``test_search.py``). Screenshots and page weights go to ``reports/`` (a CI artifact).
 """
 
 from __future__ import annotations
@@ -11,81 +12,114 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from sitebuild import SCREENSHOTS
+from blocks import read_blocks
+from sitebuild import ROOT, SCREENSHOTS, write_report
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = pytest.mark.timeout(900)
 
-SEARCHES = [  # (language, query, page (or pages) of which one must be in the top 3)
-    ("en", "scatter_", "tensors/scatter/"),
-    ("en", "F.dropout", "nn/dropout/"),
-    ("en", "one-hot", ("tensors/scatter-reduce/", "tensors/scatter/")),
-    ("en", "include_self", "tensors/scatter-reduce/"),
-    ("en", "label_smoothing", "losses/cross-entropy/"),
-    ("en", "running_var", "nn/batchnorm/"),
-    ("en", "dilation", "nn/conv2d/"),
-    ("en", "kaiming_normal_", "nn/init/"),
-    ("en", "LOCAL_RANK", "distributed/ddp/"),
-    ("en", "map_location", "training/checkpoints/"),
-    ("en", "weights_only", "training/checkpoints/"),
-    ("en", "volatile", "training/inference-modes/"),
-    ("en", "empty_cache", "training/gpu-memory/"),
-    ("zh", "scatter_", "tensors/scatter/"),
-    ("zh", "散射", "tensors/scatter/"),  # in the middle of a sentence: needs jieba + separator
-    ("zh", "独热编码", ("tensors/scatter-reduce/", "tensors/scatter/")),
-    ("zh", "交叉熵", "losses/cross-entropy/"),
-    ("zh", "初始化", ("nn/init/", "tensors/fill-and-random/")),
-    ("zh", "叶子张量", "tensors/in-place/"),
-    ("zh", "批归一化", "nn/batchnorm/"),
-    ("zh", "显存", "training/gpu-memory/"),
-    ("zh", "梯度累积", "training/inference-modes/"),
-    ("zh", "torchrun", "distributed/ddp/"),
-    ("zh", "评估模式", "nn/dropout/"),
-    ("zh", "随机失活", "nn/dropout/"),
-]
+KIB = 1024
+PAGE_BUDGET = 1024 * KIB  # bytes a page transfers (uncompressed), everything it loads included
+HOME_BUDGET = 350 * KIB
+UI = {"en": "Search", "zh": "搜索"}  # the search box's placeholder: the interface language
 
 
-def search(page, query: str) -> list[str]:
-    page.click("label.md-search__icon, .md-search__input", timeout=10_000)
-    box = page.locator("input.md-search__input")
-    box.fill(query)
-    box.press("End")  # Material's search reacts to keyup
-    page.wait_for_selector(".md-search-result__item", timeout=10_000)
-    return page.eval_on_selector_all(".md-search-result__item > a", "els => els.map(e => e.href)")
+def serve_without_instant_navigation(page) -> None:
+    """Serve every HTML page as if the site were built without ``navigation.instant``.
+
+    Material reads its features from the page's ``__config`` JSON, so one build covers both
+    cases: the switch must work with Material's XHR navigation and with plain page loads."""
+    def handle(route):
+        if route.request.resource_type != "document":
+            return route.continue_()
+        response = route.fetch()
+        body = re.sub(r'"navigation\.instant",\s*', "", response.text())
+        route.fulfill(response=response, body=body)
+    page.route("**/*", handle)
 
 
-@pytest.mark.parametrize("lang, query, expected", SEARCHES)
-def test_search_returns_pages_in_the_readers_language(served, browser_page, lang, query, expected):
-    browser_page.goto(f"{served}/{lang}/")
-    hits = search(browser_page, query)
-    assert hits, f"no result for {query!r}"
-    assert all(urlsplit(h).path.startswith(f"/{lang}/") for h in hits), hits
-    top3 = [urlsplit(h).path for h in hits[:3]]
-    wanted = (expected,) if isinstance(expected, str) else expected
-    assert any(p.startswith(f"/{lang}/{w}") for p in top3 for w in wanted), f"{query!r}: {top3}"
-
-
-def test_language_switch_lands_on_the_same_page(served, browser_page, site_pages):
+@pytest.mark.parametrize("instant", [True, False], ids=["instant-navigation", "plain-navigation"])
+def test_language_switch_lands_on_the_same_page(served, browser_page, site_pages, instant):
+    page = browser_page
+    if not instant:
+        serve_without_instant_navigation(page)
+    page.goto(f"{served}/en/")
+    page.evaluate("window.__sameDocument = true")
+    page.click("a.md-nav__link[href$='pitfalls/']")
+    page.wait_for_url(f"{served}/en/pitfalls/")
+    assert page.evaluate("window.__sameDocument === true") is instant, "instant navigation mode"
     for lang, path in site_pages:
         other = "zh" if lang == "en" else "en"
-        browser_page.goto(f"{served}/{lang}/{path}")
-        browser_page.wait_for_load_state("networkidle")  # Material fetches the other sitemap first
-        browser_page.hover(".md-header__option .md-select")
-        browser_page.click(f"a.md-select__link[hreflang={other}]")
-        browser_page.wait_for_url(f"{served}/{other}/{path}", timeout=10_000)
-        assert browser_page.get_attribute("html", "lang") == other
-        placeholder = browser_page.get_attribute("input.md-search__input", "placeholder")
-        assert placeholder == {"en": "Search", "zh": "搜索"}[other]
+        page.goto(f"{served}/{lang}/{path}")
+        page.wait_for_load_state("networkidle")  # Material fetches the other sitemap first
+        page.hover(".md-header__option .md-select")
+        page.click(f"a.md-select__link[hreflang={other}]")
+        page.wait_for_url(f"{served}/{other}/{path}", timeout=10_000)
+        page.wait_for_load_state()
+        assert page.get_attribute("html", "lang") == other, f"{lang}/{path}"
+        assert page.get_attribute("input.md-search__input", "placeholder") == UI[other], f"{lang}/{path}"
 
 
-def test_pages_load_nothing_from_other_hosts_and_log_no_errors(served, browser_page, site_pages):
-    problems: list[str] = []
-    browser_page.on("request", lambda r: urlsplit(r.url).hostname not in ("127.0.0.1", None)
-                    and problems.append(f"request to another host: {r.url}"))
-    browser_page.on("response", lambda r: r.status >= 400 and problems.append(f"{r.status} {r.url}"))
-    browser_page.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_copy_button_copies_the_code_the_page_shows(served, browser, lang):
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.goto(f"{served}/{lang}/")
+    block = read_blocks(ROOT / "docs" / lang / "index.md")[0]
+    first = page.locator(".md-content .highlight").first
+    first.hover()
+    first.locator("button.md-code__button[data-md-type=copy], button.md-clipboard").first.click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    context.close()
+    assert copied.strip() == block.code.strip()
+
+
+def test_search_index_is_fetched_only_when_the_reader_opens_search(served, browser_page):
+    page = browser_page
+    fetched = []
+    page.on("request", lambda r: re.search(r"/search/search_index\.json$|/workers/search\.", r.url)
+            and fetched.append(r.url))
+    page.goto(f"{served}/zh/")
+    page.wait_for_load_state("networkidle")
+    assert not fetched, "search was loaded before the reader opened it"
+    with page.expect_response(lambda r: r.url.endswith("/search/search_index.json") and r.ok):
+        page.keyboard.press("/")  # Material's shortcut: focus the search box
+    page.locator("input.md-search__input").fill("交叉熵")
+    page.wait_for_selector(".md-search-result__item a[href*='losses/cross-entropy/']", timeout=10_000)
+
+
+def test_every_page_loads_only_from_this_site_without_errors_within_budget(served, browser, site_pages):
+    problems, weights = [], []
     for lang, path in site_pages:
-        browser_page.goto(f"{served}/{lang}/{path}")
-        browser_page.wait_for_load_state("networkidle")
+        context = browser.new_context(viewport={"width": 1280, "height": 900})  # empty cache
+        page = context.new_page()
+        responses = []
+        page.on("request", lambda r: urlsplit(r.url).hostname not in ("127.0.0.1", None)
+                and problems.append(f"{lang}/{path}: request to another host: {r.url}"))
+        page.on("response", lambda r: responses.append(r))
+        page.on("console", lambda m: m.type == "error" and problems.append(f"{lang}/{path}: console: {m.text}"))
+        page.goto(f"{served}/{lang}/{path}")
+        page.wait_for_load_state("networkidle")
+        problems += [f"{lang}/{path}: {r.status} {r.url}" for r in responses if r.status >= 400]
+        size = sum(len(r.body()) for r in responses if r.status == 200)
+        weights.append((size, f"{lang}/{path}", [urlsplit(r.url).path for r in responses]))
         name = re.sub(r"\W+", "-", f"{lang}-{path.strip('/') or 'index'}")
-        browser_page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=False)
+        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+        context.close()
+    write_weights(weights)
     assert not problems, "\n".join(problems)
+    over = [f"{where}: {size / KIB:.0f} KiB" for size, where, _ in weights if size > PAGE_BUDGET]
+    assert not over, f"pages over {PAGE_BUDGET // KIB} KiB:\n" + "\n".join(over)
+    for size, where, _ in weights:
+        if where in ("en/", "zh/"):
+            assert size < HOME_BUDGET, f"home page {where}: {size / KIB:.0f} KiB >= {HOME_BUDGET // KIB} KiB"
+
+
+def write_weights(weights: list[tuple[int, str, list[str]]]) -> None:
+    lines = ["# Page weight: bytes transferred to show each page (uncompressed, empty cache)", "",
+             f"Budget: {PAGE_BUDGET // KIB} KiB per page, home page under {HOME_BUDGET // KIB} KiB.", "",
+             "| page | KiB | requests |", "|---|---|---|"]
+    lines += [f"| {where} | {size / KIB:.0f} | {len(urls)} |" for size, where, urls in sorted(weights, reverse=True)]
+    heaviest = max(weights)
+    home = {where: size for size, where, _ in weights if where in ("en/", "zh/")}
+    write_report("page-weight.md", lines, f"page weight: heaviest {heaviest[1]} {heaviest[0] / KIB:.0f} KiB; "
+                 + ", ".join(f"home {w} {s / KIB:.0f} KiB" for w, s in sorted(home.items())))
