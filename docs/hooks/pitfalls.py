@@ -44,14 +44,16 @@ HEADING = re.compile(r"^(#{1,6})\s.*?\{\s*#([\w-]+)[^}]*\}\s*$")
 TORCH = version("torch").split("+")[0]
 
 TEXT = {
-    "en": {"section": "Pitfalls", "colon": ": ", "cause": "Cause", "fix": "Fix", "proof": "The code that shows it",
+    "en": {"section": "Pitfalls", "colon": ": ",
+           "total": "{total} pitfalls, each shown by code that ran on torch {versions} when this site was built.", "cause": "Cause", "fix": "Fix", "proof": "The code that shows it",
            "severity": {"high": "high: wrong results, no error", "medium": "medium: an error, or misbehaviour you will notice",
                         "low": "low: surprising, but harmless or only slower"},
            "sev_short": {"high": "high", "medium": "medium", "low": "low"},
            "apis": "API", "verified": "verified on torch", "gpu": "needs a GPU",
            "pitfall": "Pitfall", "page": "Page", "sev_col": "Severity", "torch": "torch",
            "yes": "GPU"},
-    "zh": {"section": "常见坑", "colon": "：", "cause": "原因", "fix": "解决", "proof": "验证代码",
+    "zh": {"section": "常见坑", "colon": "：",
+           "total": "共 {total} 个坑，每一个都由构建本站时在 torch {versions} 上实际运行的代码验证。", "cause": "原因", "fix": "解决", "proof": "验证代码",
            "severity": {"high": "高：结果出错却没有报错", "medium": "中：报错，或能察觉的异常", "low": "低：出乎意料，但无害或只是变慢"},
            "sev_short": {"high": "高", "medium": "中", "low": "低"},
            "apis": "API", "verified": "验证所用 torch 版本", "gpu": "需要 GPU",
@@ -236,7 +238,7 @@ def render_index(groups: list[tuple[str, str, list[tuple[str, str, list[Pitfall]
                            f"{t['sev_short'][p.severity]} | [{_cell(title)}]({uri}) |")
         out.append("")
     versions = sorted({v for _, _, pages in groups for _, _, ps in pages for p in ps for v in p.verified})
-    out.append(f"<small>{total} · {t['verified']} {', '.join(versions)}</small>")
+    out.append(t["total"].format(total=total, versions=", ".join(versions)))
     return "\n".join(out) + "\n"
 
 
