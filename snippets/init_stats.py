@@ -1,4 +1,4 @@
-"""Expected spread of the ``torch.nn.init`` initialisers, from the formulas in their docs.
+"""Expected spread of the ``torch.nn.init`` initializers, from the formulas in their docs.
 
 The functions restate each formula with plain ``math``, independently of torch, so a page can
 compare what torch samples against the formula instead of asserting it in prose.
@@ -49,7 +49,7 @@ def leaky_relu_gain(negative_slope: float) -> float:
 
 def expected_spread(init: str, shape: tuple[int, ...], gain: float = 1.0,
                     mode: str = "fan_in") -> tuple[float, float | None]:
-    """Return ``(std, bound)`` of a fan-based initialiser; ``bound`` is ``None`` for a normal one.
+    """Return ``(std, bound)`` of a fan-based initializer; ``bound`` is ``None`` for a normal one.
 
     ======================  =========================================  ====================
     ``init``                std                                        bound
@@ -88,7 +88,7 @@ def expected_spread(init: str, shape: tuple[int, ...], gain: float = 1.0,
             raise ValueError(f"mode must be 'fan_in' or 'fan_out', not {mode!r}")
         std = gain / math.sqrt(fan_in if mode == "fan_in" else fan_out)
     else:
-        raise ValueError(f"not a fan-based initialiser: {init!r}")
+        raise ValueError(f"not a fan-based initializer: {init!r}")
     bound = math.sqrt(3.0) * std if init.endswith("uniform_") else None
     return std, bound
 
