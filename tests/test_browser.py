@@ -20,7 +20,7 @@ pytestmark = pytest.mark.timeout(900)
 KIB = 1024
 PAGE_BUDGET = 1024 * KIB  # bytes a page transfers (uncompressed), everything it loads included
 HOME_BUDGET = 350 * KIB
-UI = {"en": "Search", "zh": "搜索"}  # the search box's placeholder: the interface language
+UI = {"en": ("Search", "Copy to clipboard"), "zh": ("搜索", "复制")}  # search box, copy button
 
 
 def serve_without_instant_navigation(page) -> None:
@@ -56,7 +56,9 @@ def test_language_switch_lands_on_the_same_page(served, browser_page, site_pages
         page.wait_for_url(f"{served}/{other}/{path}", timeout=10_000)
         page.wait_for_load_state()
         assert page.get_attribute("html", "lang") == other, f"{lang}/{path}"
-        assert page.get_attribute("input.md-search__input", "placeholder") == UI[other], f"{lang}/{path}"
+        ui = (page.get_attribute("input.md-search__input", "placeholder"), page.evaluate(
+            "JSON.parse(document.getElementById('__config').textContent).translations['clipboard.copy']"))
+        assert ui == UI[other], f"{lang}/{path}: interface strings {ui}"
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
