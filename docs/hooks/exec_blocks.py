@@ -170,7 +170,9 @@ def _render(block: Block, result: dict | None, text: dict, env: dict | None) -> 
 def _fence(output: str, title: str, pad: str) -> list[str]:
     ticks = "`" * max(3, _longest_run(output, "`") + 1)
     body = [pad + line if line else "" for line in output.rstrip("\n").splitlines()]
-    return ["", f'{pad}{ticks} {{ .text .fn-output title="{title}" }}', *body, f"{pad}{ticks}"]
+    # Outputs stay out of the search index: nobody searches for a printed tensor's digits.
+    return ["", f'{pad}{ticks} {{ .text .fn-output title="{title}" data-search-exclude="output" }}',
+            *body, f"{pad}{ticks}"]
 
 
 def _longest_run(s: str, ch: str) -> int:

@@ -1,29 +1,17 @@
-"""MkDocs hook: keep the search index small, since every reader downloads it.
+"""MkDocs hook: write the search index as UTF-8.
 
-Why: the index is fetched by every reader who searches, over slow links too (the site is read
-from mainland China). Two things in it are pure weight:
-
-- outputs of executed blocks (printed tensors, tracebacks): nobody searches for the digits of
-  a random tensor, and they outrank prose. They are marked ``data-search-exclude``, which
-  Material's search plugin honours (and removes from the page afterwards);
-- ``\\uXXXX`` escapes: Material writes the JSON ASCII-only, so each Chinese character, and each
-  U+200B that jieba puts between words, costs 6 bytes instead of 3. The file is rewritten
-  as UTF-8 with the same content.
+Why: Material writes search_index.json ASCII-only, so each Chinese character, and each U+200B
+that jieba puts between words, costs 6 bytes instead of 3; the Chinese index is a third
+smaller as UTF-8, with the same content. (Code outputs are kept out of the index where they
+are rendered, in exec_blocks.py.)
 """
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from mkdocs.plugins import event_priority
-
-OUTPUT_BLOCK = re.compile(r'<div class="([^"]*\bfn-output\b[^"]*)"')
-
-
-def on_page_content(html, page, config, files):
-    return OUTPUT_BLOCK.sub(r'<div class="\1" data-search-exclude="output"', html)
 
 
 @event_priority(-100)  # after Material's search plugin has written the index
