@@ -2,10 +2,14 @@
 
     python docs/site.py build [--out site]      # strict build of en and zh, in parallel
     python docs/site.py serve [--port 8000]     # build, then serve http://127.0.0.1:8000/
+    python docs/site.py build --fresh           # run every page again, ignoring stored runs
+    python docs/site.py build --no-exec         # run nothing: prose only, no outputs
 
 Each language is its own MkDocs site (mkdocs.yml, mkdocs.zh.yml) built into site/<lang>/;
-site/index.html sends a reader to the language of their browser. To preview one language
-with live reload instead: ``mkdocs serve`` or ``mkdocs serve -f mkdocs.zh.yml``.
+site/index.html sends a reader to the language of their browser. Pages whose code, included
+files, torch and device are unchanged reuse their stored run (.cache/fieldnotes/, see
+fieldnotes.store); the languages share runs. To preview one language with live reload
+instead: ``mkdocs serve`` or ``mkdocs serve -f mkdocs.zh.yml`` (it reuses the store too).
 """
 
 from __future__ import annotations
@@ -19,8 +23,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from fieldnotes.languages import CONFIGS
+from fieldnotes.runs import BUILD_RUNS
+
 ROOT = Path(__file__).resolve().parents[1]
-CONFIGS = {"en": "mkdocs.yml", "zh": "mkdocs.zh.yml"}
 
 LANDING = """<!doctype html>
 <html lang="en">
@@ -43,11 +49,13 @@ LANDING = """<!doctype html>
 """
 
 
-def build(out: Path, base_url: str | None) -> int:
+def build(out: Path, base_url: str | None, fresh: bool = False, execute: bool = True) -> int:
     """Build every language into ``out/<lang>`` in parallel; return the worst exit status."""
     out.mkdir(parents=True, exist_ok=True)
     shared_runs = tempfile.TemporaryDirectory(prefix="fieldnotes-runs-")  # this build only
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", FIELDNOTES_SHARED_RUNS=shared_runs.name)
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", FIELDNOTES_FRESH="1" if fresh else "0",
+               FIELDNOTES_EXECUTE="1" if execute else "0")
+    env[BUILD_RUNS] = shared_runs.name  # the languages' builds share this build's runs
     if base_url:
         base = base_url.rstrip("/") + "/"
         env.update(SITE_URL_EN=base + "en/", SITE_URL_ZH=base + "zh/")
@@ -83,9 +91,13 @@ def main() -> int:
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--base-url", default=os.environ.get("SITE_URL"),
                         help="public URL of the site root (default: http://127.0.0.1:PORT/)")
+    parser.add_argument("--fresh", action="store_true",
+                        help="run every page's code again instead of reusing stored runs")
+    parser.add_argument("--no-exec", action="store_true",
+                        help="run no code at all (pages show no outputs): to check prose quickly")
     args = parser.parse_args()
     base_url = args.base_url or f"http://127.0.0.1:{args.port}/"
-    status = build(args.out, base_url)
+    status = build(args.out, base_url, fresh=args.fresh, execute=not args.no_exec)
     if status or args.command == "build":
         return status
     serve(args.out, args.port)

@@ -14,7 +14,6 @@ from pathlib import Path
 
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "docs" / "hooks"))
 BUILD_TIMEOUT = 900
 BROWSER = shutil.which("chromium") or "/usr/bin/chromium"
 REPORTS = ROOT / "reports"  # uploaded as a CI artifact: screenshots, search hit rate, page weights

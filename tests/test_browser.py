@@ -12,7 +12,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from blocks import read_blocks
+from fieldnotes.blocks import read_blocks
+from fieldnotes.languages import MATERIAL_UI
 from sitebuild import ROOT, SCREENSHOTS, write_report
 
 pytestmark = pytest.mark.timeout(900)
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.timeout(900)
 KIB = 1024
 PAGE_BUDGET = 1024 * KIB  # bytes a page transfers (uncompressed), everything it loads included
 HOME_BUDGET = 350 * KIB
-UI = {"en": ("Search", "Copy to clipboard"), "zh": ("搜索", "复制")}  # search box, copy button
+UI = {lang: (ui["search"], ui["copy"]) for lang, ui in MATERIAL_UI.items()}  # search box, copy button
 
 
 def serve_without_instant_navigation(page) -> None:

@@ -10,16 +10,13 @@ from __future__ import annotations
 
 import doctest
 import itertools
-import sys
-from pathlib import Path
 
 import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "snippets"))
-import conv_shapes as cs  # noqa: E402
+import conv_shapes as cs
 
 GRID = list(itertools.product((1, 2, 3, 5, 8, 11), (1, 2, 3, 5), (1, 2, 3), (0, 1, 2), (1, 2, 3)))
 

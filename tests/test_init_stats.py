@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import doctest
 import math
-import sys
-from pathlib import Path
 
 import pytest
 import torch
 from torch import nn
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "snippets"))
-import init_stats  # noqa: E402
+import init_stats
 
 SHAPES = [(3, 5), (10, 784), (784, 10), (16, 3, 3), (64, 3, 7, 7), (8, 4, 2, 3, 3), (1, 1)]
 

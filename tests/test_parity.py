@@ -7,16 +7,14 @@ link or a language switch lands on the same section in either language.
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 from mkdocs.utils.yaml import get_yaml_loader, yaml_load
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "docs" / "hooks"))
-from blocks import BlockError, read_blocks  # noqa: E402
+from fieldnotes.blocks import BlockError, read_blocks
+from fieldnotes.languages import LANGS
 
-LANGS = ("en", "zh")
+ROOT = Path(__file__).resolve().parents[1]
 PAGE_SUFFIXES = {".md", ".ipynb"}
 HEADING = re.compile(r"^(#{2,6})\s+(.*?)\s*$")
 ANCHOR = re.compile(r"\{[^}]*#([\w-]+)[^}]*\}\s*$")

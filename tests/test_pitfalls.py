@@ -1,4 +1,4 @@
-"""The pitfall catalogue (docs/hooks/pitfalls.py): bad pitfall data fails loudly and says where;
+"""The pitfall catalogue (fieldnotes.pitfalls): bad pitfall data fails loudly and says where;
 the built index lists every pitfall of the data, each linking to an anchor that exists."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from sitebuild import FENCE, ROOT, make_project, run  # first: puts docs/hooks on sys.path
-from pitfalls import TORCH, PitfallError, check_proofs, check_twins, load  # noqa: I001
+from fieldnotes.pitfalls import TORCH, PitfallError, check_proofs, check_twins, load
+from sitebuild import FENCE, ROOT, make_project, run
 
 LANGS = ("en", "zh")
 GOOD = {"id": "demo-zeros", "apis": ["torch.zeros"], "severity": "low", "gpu": False,

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import doctest
 import itertools
-import sys
-from pathlib import Path
 
 import pytest
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "snippets"))
-import scatter_reference as ref  # noqa: E402
+import scatter_reference as ref
 
 
 def distinct_index(dim: int, index_shape: tuple[int, ...], size: int,

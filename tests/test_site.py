@@ -14,10 +14,9 @@ from urllib.parse import urlsplit
 import pytest
 from bs4 import BeautifulSoup
 
+from fieldnotes.blocks import read_blocks
+from fieldnotes.languages import LANGS, MATERIAL_UI
 from sitebuild import ROOT, build_site
-from blocks import read_blocks
-
-LANGS = ("en", "zh")
 DISPLAY_ONLY = re.compile(r"language-(text|console|json|yaml|toml|ini|diff|html|markdown|md)\b")
 
 
@@ -96,8 +95,7 @@ def test_no_third_party_host_in_any_page(built_site):
     assert not offenders, "\n".join(offenders)
 
 
-@pytest.mark.parametrize("lang, search, copy", [("en", "Search", "Copy to clipboard"),
-                                                ("zh", "搜索", "复制")])
+@pytest.mark.parametrize("lang, search, copy", [(lang, ui["search"], ui["copy"]) for lang, ui in MATERIAL_UI.items()])
 def test_each_language_has_its_own_lang_attribute_and_interface(built_site, lang, search, copy):
     for html in html_pages(built_site.path, lang):
         text = html.read_text(encoding="utf-8")

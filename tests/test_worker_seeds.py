@@ -9,15 +9,12 @@ the platform offers, which is why the datasets live in an importable module.
 from __future__ import annotations
 
 import multiprocessing
-import sys
-from pathlib import Path
 
 import pytest
 import torch
 from torch.utils.data import DataLoader
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "snippets"))
-import worker_seeds  # noqa: E402
+import worker_seeds
 
 METHODS = [m for m in ("fork", "spawn", "forkserver")
            if m in multiprocessing.get_all_start_methods()]

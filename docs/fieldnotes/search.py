@@ -1,9 +1,9 @@
-"""MkDocs hook: write the search index as UTF-8.
+"""Search: the index is written as UTF-8 (an MkDocs event; docs/hooks/search.py connects it).
 
 Why: Material writes search_index.json ASCII-only, so each Chinese character, and each U+200B
 that jieba puts between words, costs 6 bytes instead of 3; the Chinese index is a third
 smaller as UTF-8, with the same content. (Code outputs are kept out of the index where they
-are rendered, in exec_blocks.py.)
+are rendered, in fieldnotes.render.)
 """
 
 from __future__ import annotations

@@ -1,10 +1,14 @@
 """Read the executable code blocks of a page exactly as a reader sees them.
 
-The build (``exec_blocks.py``) and the tests (``docs/conftest.py``) both call
+The build (:mod:`fieldnotes.build`) and the tests (:mod:`fieldnotes.pytest_plugin`) both call
 :func:`read_blocks`, so they cannot disagree about which blocks a page has, where each
 starts, or what code it holds. Fences and markers are parsed by pytest-codeblocks itself
 (``extract_from_buffer``); ``--8<--`` includes are expanded by pymdownx.snippets itself,
 with the options that ``mkdocs.yml`` gives it.
+
+Paths are relative to the project root, the folder of ``mkdocs.yml``: by default the nearest
+one above the working directory (:func:`find_root`), so the same code serves the repository
+and the throwaway one-page projects of the fault tests.
 """
 
 from __future__ import annotations
@@ -18,7 +22,16 @@ from pathlib import Path
 import markdown
 from pytest_codeblocks import extract_from_buffer
 
-ROOT = Path(__file__).resolve().parents[2]
+
+
+def find_root(start: Path | None = None) -> Path:
+    """The project root: the nearest folder at or above ``start`` (default: the working
+    directory) that holds ``mkdocs.yml``."""
+    here = Path(start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "mkdocs.yml").is_file():
+            return folder
+    raise FileNotFoundError(f"no mkdocs.yml at or above {here}: run from the project")
 
 EXECUTED = {"python", "bash"}
 """Fence info strings that are executed. Everything else is display-only..."""
@@ -74,36 +87,52 @@ class Block:
     file: str | None = None  # "file" marker: this block shows a file that a bash block runs
     match: str | None = None
     timeout: float = DEFAULT_TIMEOUT
+    display_last: bool = False  # notebook cell: show the value of a final expression, as Jupyter does
 
     @property
     def where(self) -> str:
         return f"{self.page}:{self.lineno}"
 
-    def to_json(self) -> dict:
-        return self.__dict__.copy()
+    def origin(self, line: int | None) -> str:
+        """Where line ``line`` (1-based) of the expanded code comes from: page or included file."""
+        if line is not None and 0 < line <= len(self.origins):
+            return self.origins[line - 1]
+        return self.where
+
+    def code_fields(self) -> dict:
+        """What the page interpreter needs, and all it needs: the same for a page and its
+        translation (no page path, no line numbers), so both languages share one run."""
+        return {"syntax": self.syntax, "code": self.code, "gpu": self.gpu, "raises": self.raises,
+                "match": self.match, "timeout": self.timeout, "file": self.file,
+                "display_last": self.display_last}
 
 
-def relpath(path: Path) -> str:
+def relpath(path: Path, root: Path | None = None) -> str:
     path = Path(path).resolve()
     try:
-        return path.relative_to(ROOT).as_posix()
-    except ValueError:
+        return path.relative_to(root or find_root(path.parent)).as_posix()
+    except (ValueError, FileNotFoundError):
         return path.as_posix()
 
 
-def read_blocks(path: Path, snippets: dict | None = None) -> list[Block]:
-    """Every executed block of a Markdown page or notebook, in page order."""
-    path = Path(path)
+def read_blocks(path: Path, snippets: dict | None = None, root: Path | None = None) -> list[Block]:
+    """Every executed block of a Markdown page or notebook, in page order.
+
+    ``snippets``: pymdownx.snippets' options (default: as ``mkdocs.yml`` gives them);
+    ``root``: the project root (default: :func:`find_root` from the page)."""
+    path = Path(path).resolve()
+    root = root or find_root(path.parent)
     if path.suffix == ".ipynb":
-        return _notebook_blocks(path)
+        return _notebook_blocks(path, root)
     text = path.read_text(encoding="utf-8")
-    page = relpath(path)
+    page = relpath(path, root)
     lines = text.splitlines()
     try:
         found = extract_from_buffer(io.StringIO(text))
     except RuntimeError as e:  # pytest-codeblocks names no file
         raise BlockError(f"{page}: {e}") from None
-    expander = _snippet_expander(snippets if snippets is not None else snippet_options())
+    expander = _snippet_expander(snippets if snippets is not None else snippet_options(root / "mkdocs.yml"),
+                                 root)
     blocks = []
     for cb in found:
         where = f"{page}:{cb.lineno}"
@@ -119,7 +148,7 @@ def read_blocks(path: Path, snippets: dict | None = None) -> list[Block]:
         if cb.expected_output is not None or cb.importorskip:
             raise BlockError(f"{where}: outputs are produced by running the block; "
                              "remove pytest-codeblocks:expected-output / importorskip")
-        block = Block(page, cb.lineno, _closing_line(lines, cb.lineno), _indent(lines[cb.lineno - 1]),
+        block = Block(page, cb.lineno, _closing_line(lines, cb.lineno, where), _indent(lines[cb.lineno - 1]),
                       syntax, "")
         _apply_marks(block, cb.marks)
         block.code, block.origins = expander(cb.code, page, cb.lineno)
@@ -150,13 +179,13 @@ def _indent(line: str) -> str:
     return line[: len(line) - len(line.lstrip())]
 
 
-def _closing_line(lines: list[str], lineno: int) -> int:
+def _closing_line(lines: list[str], lineno: int, where: str) -> int:
     opening = lines[lineno - 1].lstrip()
     ticks = len(opening) - len(opening.lstrip("`"))
     for i in range(lineno, len(lines)):
         if lines[i].lstrip().startswith("`" * ticks):
             return i + 1
-    raise BlockError(f"fence at line {lineno} is never closed")
+    raise BlockError(f"{where}: this fence is never closed")
 
 
 def _apply_marks(block: Block, marks: list[str]) -> None:
@@ -187,7 +216,7 @@ def _apply_marks(block: Block, marks: list[str]) -> None:
             block.match = mark.kwargs.get("match")
 
 
-def snippet_options(config_file: Path = ROOT / "mkdocs.yml") -> dict:
+def snippet_options(config_file: Path) -> dict:
     """pymdownx.snippets' options as written in mkdocs.yml."""
     from mkdocs.utils.yaml import get_yaml_loader, yaml_load
 
@@ -199,10 +228,10 @@ def snippet_options(config_file: Path = ROOT / "mkdocs.yml") -> dict:
     return {}
 
 
-def _snippet_expander(options: dict):
+def _snippet_expander(options: dict, root: Path):
     """Expand ``--8<--`` lines with pymdownx.snippets and record where each line came from."""
     options = dict(options)
-    options["base_path"] = [str(ROOT / p) for p in options.get("base_path", ["."])]
+    options["base_path"] = [str(root / p) for p in options.get("base_path", ["."])]
     md = markdown.Markdown(extensions=["pymdownx.snippets"],
                            extension_configs={"pymdownx.snippets": options})
     pre = md.preprocessors["snippet"]
@@ -229,9 +258,9 @@ def _snippet_expander(options: dict):
     return expand
 
 
-def _notebook_blocks(path: Path) -> list[Block]:
+def _notebook_blocks(path: Path, root: Path) -> list[Block]:
     """Code cells of a notebook, numbered from 1; notebooks take no markers."""
-    page = relpath(path)
+    page = relpath(path, root)
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     blocks = []
     for number, cell in enumerate(cells, start=1):
@@ -240,5 +269,6 @@ def _notebook_blocks(path: Path) -> list[Block]:
         code = "".join(cell["source"])
         if code.strip():
             origins = [f"{page}: cell {number}, line {k + 1}" for k in range(code.count("\n") + 1)]
-            blocks.append(Block(page, number, number, "", "python", code + "\n", origins))
+            blocks.append(Block(page, number, number, "", "python", code + "\n", origins,
+                                display_last=True))
     return blocks

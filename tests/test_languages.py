@@ -1,6 +1,6 @@
 """A line break inside a Chinese paragraph is dropped; between English words, and in code, kept."""
 
-from cjk_linebreaks import join_cjk_lines
+from fieldnotes.languages import join_cjk_lines
 
 
 def test_joins_lines_between_chinese_characters_and_after_chinese_punctuation():

@@ -1,0 +1,109 @@
+"""The build's side of execution, as MkDocs events (``docs/hooks/execute.py`` connects them).
+
+When MkDocs knows the files, every page's run is requested from :class:`~fieldnotes.runs.Runs`
+(reused from the store when its key is there, else run, all in parallel); each page then
+waits for its run and shows the outputs (:mod:`fieldnotes.render`). A failure is a WARNING
+naming ``page:line``, so ``--strict`` fails. Notebooks run through the same executor: the
+page gets a copy of the notebook with the outputs, which mkdocs-jupyter renders (its own
+execution is off).
+
+Environment switches (``docs/site.py build --fresh / --no-exec`` set them):
+``FIELDNOTES_FRESH=1`` runs every page again instead of reading the store (what is published
+was executed by that build); ``FIELDNOTES_EXECUTE=0`` runs nothing (the floor of a build's
+cost, and a quick look at prose).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+from concurrent.futures import Future
+from pathlib import Path
+
+from mkdocs.utils.meta import get_data
+
+from fieldnotes.blocks import Block, BlockError, read_blocks
+from fieldnotes.render import env_note, executed_notebook, render_page
+from fieldnotes.runs import Outcome, Runs
+from fieldnotes.store import Store, default_folder
+
+log = logging.getLogger("mkdocs.hooks.execute")
+
+_runs: Runs | None = None
+_pages: dict[str, tuple[list[Block], Future[Outcome] | None, str | None]] = {}
+_notebooks: Path | None = None  # this build's executed copies of the notebooks
+
+
+def _flag(name: str, default: str) -> bool:
+    return os.environ.get(name, default).lower() not in ("0", "", "false", "no", "off")
+
+
+def on_files(files, config):
+    """Request every page's run as soon as the page list is known."""
+    global _runs, _notebooks
+    _pages.clear()
+    root = Path(config.config_file_path).resolve().parent
+    execute = _flag("FIELDNOTES_EXECUTE", "1")
+    _runs = Runs(root, Store(default_folder(root)), fresh=_flag("FIELDNOTES_FRESH", "0")) if execute else None
+    _notebooks = Path(tempfile.mkdtemp(prefix="fieldnotes-notebooks-"))
+    snippets = config.mdx_configs.get("pymdownx.snippets", {})
+    for file in files.documentation_pages():
+        if not file.src_uri.endswith((".md", ".ipynb")):
+            continue
+        try:
+            blocks = read_blocks(Path(file.abs_src_path), snippets, root)
+        except BlockError as e:
+            _pages[file.abs_src_path] = ([], None, str(e))
+            continue
+        run = _runs.submit(blocks) if _runs and blocks else None
+        _pages[file.abs_src_path] = (blocks, run, None)
+    return files
+
+
+def _outcome(page) -> tuple[list[Block], Outcome | None]:
+    blocks, future, problem = _pages.get(page.file.abs_src_path, ([], None, None))
+    if problem:
+        log.warning(problem)
+    if future is None:
+        return blocks, None
+    outcome = future.result()
+    error = outcome.run.first_error(blocks)
+    if error:
+        log.warning(error)
+    return blocks, outcome
+
+
+def on_page_markdown(markdown, page, config, files):
+    if page.file.src_uri.endswith(".ipynb"):
+        blocks, outcome = _outcome(page)
+        if outcome is not None and _notebooks is not None:
+            source = Path(page.file.abs_src_path)
+            folder = _notebooks / page.file.src_uri.replace("/", "__")
+            page.file.abs_src_path = str(executed_notebook(source, blocks, outcome.run, folder))
+            page.meta["fieldnotes_env"] = outcome.run.env
+        return markdown
+    blocks, outcome = _outcome(page)
+    if outcome is None:
+        return markdown
+    source = Path(page.file.abs_src_path).read_text(encoding="utf-8")
+    rendered = render_page(source, blocks, outcome.run, config.theme["language"])
+    return get_data(rendered)[0]
+
+
+def on_page_content(html, page, config, files):
+    """A notebook page gets the same note under its title as a Markdown page."""
+    env = page.meta.get("fieldnotes_env")
+    if env is None or "</h1>" not in html:
+        return html
+    note = f'<div class="admonition info"><p>{env_note(env, config.theme["language"])}</p></div>'
+    return html.replace("</h1>", "</h1>\n" + note, 1)
+
+
+def on_post_build(config):
+    if _runs is not None:
+        log.info(f"code: {_runs.summary()}")
+        _runs.shutdown()
+    if _notebooks is not None:
+        shutil.rmtree(_notebooks, ignore_errors=True)

@@ -1,0 +1,166 @@
+"""The one executor: the build, the tests and the notebooks all run a page through :func:`run_page`.
+
+Why a process per page: a block can do anything a script can (exit the interpreter, crash in
+native code, start processes, change directory, set global torch state). Run in its own
+interpreter (:mod:`fieldnotes.runner`), in a fresh temporary working directory and a session of
+its own, the worst a block does ends with its page: the directory is deleted, every process the
+page started is killed, and the caller gets a :class:`~fieldnotes.results.PageRun` saying what
+happened and in which block.
+
+The executor watches the interpreter's progress (a ``start`` line before each block), so a
+block that ignores its time limit is killed a few seconds after it, and named.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+
+from fieldnotes.blocks import Block
+from fieldnotes.results import BlockResult, Env, PageRun
+
+OUTPUT_CAP = 64 * 1024
+"""Characters one block may print; more fails the block (a page is read, not scrolled)."""
+STARTUP_SECONDS = 60.0  # python + torch import on a busy machine, before the first block
+GRACE_SECONDS = 10.0  # past a block's own limit, before the executor kills the interpreter
+COPIED = ("snippets",)
+"""Project folders copied into a page's working directory: blocks run ``snippets/x.py`` by
+relative path, as a reader would from the repository root, without being able to change them."""
+
+
+def run_page(blocks: list[Block], root: Path, upto: int | None = None,
+             cap: int = OUTPUT_CAP) -> PageRun:
+    """Run ``blocks[:upto]`` (all by default) in a fresh page interpreter; never raises for
+    what the blocks do."""
+    blocks = blocks[:upto] if upto is not None else blocks
+    with tempfile.TemporaryDirectory(prefix="fieldnotes-page-") as scratch:
+        scratch = Path(scratch)
+        work, tmp = scratch / "work", scratch / "tmp"
+        work.mkdir()
+        tmp.mkdir()
+        for name in COPIED:
+            if (root / name).is_dir():
+                shutil.copytree(root / name, work / name,
+                                ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        job = scratch / "job.json"
+        job.write_text(json.dumps({"blocks": [b.code_fields() for b in blocks], "cap": cap}),
+                       encoding="utf-8")
+        results, log = scratch / "results.jsonl", scratch / "interpreter.log"
+        env = dict(os.environ, TMPDIR=str(tmp), PYTHONHASHSEED="0", MPLBACKEND="Agg",
+                   PYTHONDONTWRITEBYTECODE="1", FIELDNOTES_ROOT=str(root))
+        with open(job, "rb") as stdin, open(log, "wb") as stdout:
+            proc = subprocess.Popen([sys.executable, "-m", "fieldnotes.runner", str(results)],
+                                    cwd=work, env=env, stdin=stdin, stdout=stdout,
+                                    stderr=subprocess.STDOUT, start_new_session=True)
+            progress, seen = _Progress(results), set()
+            try:
+                hung = _watch(proc, progress, blocks, seen)
+            finally:
+                _kill_tree(proc, seen)
+        return _collect(progress.poll(), log, blocks, proc.returncode, hung)
+
+
+class _Progress:
+    """Reads the interpreter's JSON lines as they are written (complete lines only)."""
+
+    def __init__(self, path: Path):
+        self.path, self.offset, self.events = path, 0, []
+
+    def poll(self) -> list[dict]:
+        with contextlib.suppress(FileNotFoundError), open(self.path, "rb") as f:
+            f.seek(self.offset)
+            chunk = f.read()
+            end = chunk.rfind(b"\n") + 1
+            self.offset += end
+            self.events += [json.loads(line) for line in chunk[:end].splitlines() if line.strip()]
+        return self.events
+
+
+def _watch(proc: subprocess.Popen, progress: _Progress, blocks: list[Block],
+           seen: set[psutil.Process]) -> str | None:
+    """Wait for the interpreter; kill it if a block (or the start-up) overruns. Returns why it
+    was killed, or None if it ended by itself. ``seen`` collects the processes it started, so
+    that they can be killed even if the interpreter dies first and they are orphaned."""
+    started, limit, current = time.monotonic(), STARTUP_SECONDS, None
+    polls = 0
+    while proc.poll() is None:
+        time.sleep(0.05)
+        polls += 1
+        if polls % 10 == 0:
+            with contextlib.suppress(psutil.Error):
+                seen.update(psutil.Process(proc.pid).children(recursive=True))
+        last = progress.poll()[-1:]
+        now_running = last[0]["index"] if last and last[0]["event"] == "start" else None
+        if now_running != current:
+            current, started = now_running, time.monotonic()
+            limit = blocks[current].timeout + GRACE_SECONDS if current is not None else STARTUP_SECONDS
+        if time.monotonic() - started > limit:
+            proc.kill()
+            proc.wait()
+            if current is None:
+                return f"the page's interpreter did not start within {limit:g} s"
+            return (f"Timeout: the block did not finish in {blocks[current].timeout:g} s and did "
+                    f"not stop at its limit; killed after {limit:g} s")
+    return None
+
+
+def _kill_tree(proc: subprocess.Popen, seen: set[psutil.Process]) -> None:
+    """Kill the interpreter's process group and every process it started."""
+    with contextlib.suppress(psutil.Error):
+        seen.update(psutil.Process(proc.pid).children(recursive=True))
+    for child in seen:
+        with contextlib.suppress(psutil.Error):
+            if child.is_running():  # also checks the pid was not reused
+                child.kill()
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait()
+
+
+def _collect(events: list[dict], log: Path, blocks: list[Block], status: int, hung: str | None) -> PageRun:
+    env = next((Env(**{k: v for k, v in e.items() if k != "event"}) for e in events
+                if e["event"] == "env"), None)
+    done = [BlockResult(**{k: v for k, v in e.items() if k not in ("event", "index")})
+            for e in events if e["event"] == "result"]
+    run = PageRun(env, done)
+    if any(r.status == "error" for r in done) or len(done) == len(blocks) and status == 0:
+        return run
+    started = [e["index"] for e in events if e["event"] == "start"]
+    run.problem_block = started[-1] if started else None
+    if hung:
+        run.problem = hung
+    else:
+        run.problem = _death(status)
+    tail = _tail(log)
+    if tail:
+        run.problem += f"\nlast lines the interpreter wrote:\n{tail}"
+    return run
+
+
+def _death(status: int) -> str:
+    if status < 0:
+        name = signal.Signals(-status).name
+        return f"the page's interpreter was killed by signal {name} in this block (a crash in native code?)"
+    return (f"the page's interpreter exited with status {status} in this block (os._exit(), or an "
+            "exit the page cannot catch); no block may end the interpreter")
+
+
+def _tail(log: Path, lines: int = 15) -> str:
+    try:
+        text = log.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return ""
+    kept = [line for line in text.splitlines() if line.strip()][-lines:]
+    return "\n".join("    " + line for line in kept)

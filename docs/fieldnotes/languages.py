@@ -1,0 +1,110 @@
+"""The site's languages, every interface string the machinery writes into a page, and the
+build's checks and fixes that concern languages (a missing translation, CJK line breaks).
+
+Why one module: the build, the pitfall catalogue and the tests each need the language list and
+the strings a reader sees ("Output", "Needs CUDA", "Pitfalls" ...). Kept here once, a new
+language is one entry in :data:`LANGS` and one in :data:`TEXT`, and the tests read the same
+strings they check.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from pathlib import Path
+
+LANGS: tuple[str, ...] = ("en", "zh")
+"""Language codes, in the order the site lists them; ``docs/<lang>/`` holds each one's pages."""
+
+CONFIGS: dict[str, str] = {"en": "mkdocs.yml", "zh": "mkdocs.zh.yml"}
+"""The MkDocs config that builds each language (``mkdocs.zh.yml`` inherits ``mkdocs.yml``)."""
+
+MATERIAL_UI: dict[str, dict[str, str]] = {
+    "en": {"search": "Search", "copy": "Copy to clipboard"},
+    "zh": {"search": "搜索", "copy": "复制"},
+}
+"""Strings Material itself shows (search placeholder, copy button): what the tests expect."""
+
+TEXT: dict[str, dict] = {
+    "en": {
+        # under code blocks (fieldnotes.render)
+        "output": "Output",
+        "figure": "Figure drawn by the code above",
+        "gpu": "Needs CUDA: not run in this build",
+        "gpu_body": "This block needs a CUDA GPU. This build ran on {device}, so it shows no output.",
+        "error": "This block failed when the site was built",
+        "env": "Outputs on this page were produced when the site was built, by torch {torch} "
+               "on {device} (Python {python}).",
+        # the pitfall catalogue (fieldnotes.pitfalls)
+        "section": "Pitfalls", "colon": ": ",
+        "total": "{total} pitfalls, each shown by code that ran on torch {versions} when this site was built.",
+        "cause": "Cause", "fix": "Fix", "proof": "The code that shows it",
+        "severity": {"high": "high: wrong results, no error",
+                     "medium": "medium: an error, or misbehaviour you will notice",
+                     "low": "low: surprising, but harmless or only slower"},
+        "sev_short": {"high": "high", "medium": "medium", "low": "low"},
+        "apis": "API", "verified": "verified on torch", "needs_gpu": "needs a GPU",
+        "pitfall": "Pitfall", "page": "Page", "sev_col": "Severity",
+    },
+    "zh": {
+        "output": "输出",
+        "figure": "上方代码绘制的图",
+        "gpu": "需要 CUDA：本次构建未运行",
+        "gpu_body": "这段代码需要 CUDA GPU。本次构建运行在 {device} 上，因此不显示输出。",
+        "error": "构建站点时这段代码运行失败",
+        "env": "本页所有输出均在构建站点时实际运行得到：torch {torch}，设备 {device}，Python {python}。",
+        "section": "常见坑", "colon": "：",
+        "total": "共 {total} 个坑，每一个都由构建本站时在 torch {versions} 上实际运行的代码验证。",
+        "cause": "原因", "fix": "解决", "proof": "验证代码",
+        "severity": {"high": "高：结果出错却没有报错", "medium": "中：报错，或能察觉的异常",
+                     "low": "低：出乎意料，但无害或只是变慢"},
+        "sev_short": {"high": "高", "medium": "中", "low": "低"},
+        "apis": "API", "verified": "验证所用 torch 版本", "needs_gpu": "需要 GPU",
+        "pitfall": "坑", "page": "页面", "sev_col": "严重程度",
+    },
+}
+
+
+def text(lang: str) -> dict:
+    """The strings of ``lang`` (a Material language code such as ``zh``), English if unknown."""
+    return TEXT.get(lang, TEXT["en"])
+
+
+# --- MkDocs events (docs/hooks/languages.py connects them) ------------------------------------
+
+log = logging.getLogger("mkdocs.hooks.languages")
+PAGE_SUFFIXES = {".md", ".ipynb"}
+
+CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
+JOIN = re.compile(rf"(?<=[{CJK}])[ \t]*\n[ \t]*(?=[{CJK}])|(?<=[\u3000-\u303f\uff00-\uffef])[ \t]*\n[ \t]*")
+PRE = re.compile(r"(<pre\b.*?</pre>)", re.S)
+
+
+def on_files(files, config):
+    """A page without its translation fails the strict build: each language is its own site,
+    so MkDocs alone would never notice, and the language switch would land on the home page."""
+    docs = Path(config.docs_dir)
+    for file in files:
+        if Path(file.src_uri).suffix not in PAGE_SUFFIXES:
+            continue
+        for lang in LANGS:
+            twin = docs.parent / lang / file.src_uri
+            if lang != docs.name and not twin.is_file():
+                log.warning(f"docs/{docs.name}/{file.src_uri} has no translation: "
+                            f"docs/{lang}/{file.src_uri} is missing")
+    return files
+
+
+def join_cjk_lines(html: str) -> str:
+    """A line break inside a Chinese paragraph must not become a space: browsers show each kept
+    break as one, right between English words and wrong between two Chinese characters
+    ("张量，\\n手工" shows as "张量， 手工"). Outside <pre>, drop a newline whose neighbours are
+    both CJK, or that follows CJK punctuation."""
+    parts = PRE.split(html)
+    return "".join(p if i % 2 else JOIN.sub("", p) for i, p in enumerate(parts))
+
+
+def on_page_content(html, page, config, files):
+    if config.theme["language"].startswith("zh"):
+        return join_cjk_lines(html)
+    return html

@@ -1,0 +1,318 @@
+"""The pitfall catalogue, generated from each page's ``pitfalls:`` front matter.
+
+Why: readers come to look a pitfall up by its symptom. A page's "Pitfalls" section, its
+Material tags and its rows in the site-wide pitfall index all come from one list of data in
+the page's front matter, so they cannot drift apart, and the build can check each entry:
+
+- the fields are complete and typed (see ``FIELDS``); ids are unique across the site;
+- ``proof`` names headings of the same page whose sections hold executed code (GPU-marked
+  code when ``gpu: true``), so every pitfall is shown by code that ran in this build;
+- ``verified`` lists the torch version this build runs on (a torch upgrade makes the build
+  fail until someone has looked at the pages' new outputs and added the version);
+- the language-neutral fields are identical in every translation of the page.
+
+Any problem is a WARNING naming the page (and line), so ``mkdocs build --strict`` fails.
+``python -m fieldnotes.pitfalls docs/en/PAGE.md`` checks one page in all languages and prints
+what the hook renders, without building the site. ``docs/hooks/pitfalls.py`` connects the
+MkDocs events below.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+
+from mkdocs.plugins import event_priority
+from mkdocs.utils.meta import get_data
+
+from fieldnotes.blocks import BlockError, find_root, read_blocks, relpath
+from fieldnotes.languages import LANGS, TEXT
+
+log = logging.getLogger("mkdocs.hooks.pitfalls")
+
+SEVERITIES = ("high", "medium", "low")
+NEUTRAL = ("id", "apis", "severity", "gpu", "verified", "proof")  # equal in every language
+TEXTS = ("symptom", "cause", "fix")  # written in the page's language
+FIELDS = {"id": str, "apis": list, "severity": str, "gpu": bool, "verified": list, "proof": list,
+          "symptom": str, "cause": str, "fix": str}
+INDEX_MARKER = "<!-- pitfall-index -->"
+ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+HEADING = re.compile(r"^(#{1,6})\s.*?\{\s*#([\w-]+)[^}]*\}\s*$")
+TORCH = version("torch").split("+")[0]
+
+class PitfallError(Exception):
+    """Bad pitfall data; the message starts with ``path:line:``."""
+
+
+@dataclass(frozen=True)
+class Pitfall:
+    id: str
+    apis: list
+    severity: str
+    gpu: bool
+    verified: list
+    proof: list
+    symptom: str
+    cause: str
+    fix: str
+    page: str  # src_uri of the page, e.g. "nn/dropout.md"
+
+    def neutral(self) -> tuple:
+        return tuple(repr(getattr(self, f)) for f in NEUTRAL)
+
+
+def load(path: Path, docs_dir: Path) -> list[Pitfall]:
+    """The page's pitfalls, with every field checked; raises PitfallError."""
+    text = path.read_text(encoding="utf-8")
+    meta = get_data(text)[1]
+    entries = meta.get("pitfalls", [])
+    where = relpath(path)
+    if not isinstance(entries, list):
+        raise PitfallError(f"{where}:1: 'pitfalls' must be a list of entries")
+    pitfalls = []
+    for n, entry in enumerate(entries, 1):
+        at = f"{where}:{_line_of(text, entry.get('id') if isinstance(entry, dict) else None)}: pitfall {n}"
+        if not isinstance(entry, dict):
+            raise PitfallError(f"{at}: each entry is a mapping of {', '.join(FIELDS)}")
+        entry = dict(entry)
+        if isinstance(entry.get("proof"), str):
+            entry["proof"] = [entry["proof"]]
+        missing = [f for f in FIELDS if f not in entry]
+        unknown = [f for f in entry if f not in FIELDS]
+        if missing or unknown:
+            raise PitfallError(f"{at}: missing fields {missing}, unknown fields {unknown}")
+        for name, kind in FIELDS.items():
+            if not isinstance(entry[name], kind) or (kind in (str, list) and not entry[name]):
+                raise PitfallError(f"{at}: '{name}' must be a non-empty {kind.__name__}")
+        if not ID.fullmatch(entry["id"]):
+            raise PitfallError(f"{at}: id {entry['id']!r} must be lowercase-words-with-dashes")
+        if entry["severity"] not in SEVERITIES:
+            raise PitfallError(f"{at}: severity must be one of {SEVERITIES}")
+        if "\n" in entry["symptom"].strip():
+            raise PitfallError(f"{at} ({entry['id']}): the symptom is one line")
+        entry["verified"] = [str(v) for v in entry["verified"]]
+        pitfalls.append(Pitfall(**entry, page=path.relative_to(docs_dir).as_posix()))
+    return pitfalls
+
+
+def _line_of(text: str, pid) -> int:
+    """The line of ``- id: <pid>`` in the front matter (1 if unknown)."""
+    m = re.search(rf"^\s*-?\s*id:\s*['\"]?{re.escape(str(pid))}['\"]?\s*$", text, re.M) if pid else None
+    return text.count("\n", 0, m.start()) + 1 if m else 1
+
+
+def check_proofs(path: Path, pitfalls: list[Pitfall]) -> list[str]:
+    """Each proof anchor is a heading of the page whose section runs code in this build."""
+    problems = []
+    if not pitfalls:
+        return problems
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    headings = [(i + 1, len(m[1]), m[2]) for i, line in enumerate(lines) if (m := HEADING.match(line))]
+    try:
+        blocks = read_blocks(path)
+    except BlockError as e:
+        return [str(e)]
+    where = relpath(path)
+    if any(hid == "pitfalls" for _, _, hid in headings):
+        problems.append(f"{where}: remove the hand-written {{#pitfalls}} section: the build "
+                        "writes it from the page's 'pitfalls:' front matter")
+    ids = {hid for _, _, hid in headings}
+    for p in pitfalls:
+        at = f"{where}:{_line_of(text, p.id)}: pitfall {p.id}"
+        if p.id in ids:
+            problems.append(f"{at}: its id is also a heading id of the page")
+        if TORCH not in p.verified:
+            problems.append(f"{at}: verified {p.verified} does not list torch {TORCH}, which this "
+                            "build runs; check the page's outputs on it, then add the version")
+        shown = []  # the executed blocks of all its proof sections
+        for anchor in p.proof:
+            span = _section(headings, anchor, len(lines))
+            if span is None:
+                problems.append(f"{at}: proof '#{anchor}' is not a heading id of this page")
+                continue
+            ran = [b for b in blocks if span[0] < b.lineno < span[1] and b.file is None]
+            if not ran:
+                problems.append(f"{at}: the section '#{anchor}' has no executed code block")
+            elif p.gpu and not any(b.gpu for b in ran):
+                problems.append(f"{at}: gpu is true but the section '#{anchor}' has no GPU-marked block")
+            shown += ran
+        if not p.gpu and shown and all(b.gpu for b in shown):
+            problems.append(f"{at}: gpu is false but no proof section runs code without a GPU")
+    return problems
+
+
+def _section(headings: list[tuple[int, int, str]], anchor: str, end: int) -> tuple[int, int] | None:
+    for n, (line, level, hid) in enumerate(headings):
+        if hid == anchor:
+            stop = next((ln for ln, lv, _ in headings[n + 1:] if lv <= level), end + 1)
+            return line, stop
+    return None
+
+
+def check_twins(path: Path, docs_dir: Path, langs: list[str]) -> list[str]:
+    """The language-neutral fields (NEUTRAL) are the same, in the same order, in each translation."""
+    mine = [p.neutral() for p in load(path, docs_dir)]
+    problems = []
+    for lang in langs:
+        twin = docs_dir.parent / lang / path.relative_to(docs_dir)
+        if lang == docs_dir.name or not twin.is_file():
+            continue
+        try:
+            theirs = [p.neutral() for p in load(twin, docs_dir.parent / lang)]
+        except PitfallError:
+            continue  # reported by that language's build
+        if mine != theirs:
+            diff = next((f"pitfall {n + 1}: {dict(zip(NEUTRAL, a))} != {dict(zip(NEUTRAL, b))}"
+                         for n, (a, b) in enumerate(zip(mine, theirs)) if a != b),
+                        f"{len(mine)} pitfalls here, {len(theirs)} there")
+            problems.append(f"{relpath(path)}: pitfalls differ from {relpath(twin)} in "
+                            f"{', '.join(NEUTRAL)}: {diff}")
+    return problems
+
+
+def render_section(pitfalls: list[Pitfall], lang: str) -> str:
+    """The page's Pitfalls section: one h3 per pitfall (its own search result and anchor)."""
+    t = TEXT[lang]
+    out = [f"## {t['section']} {{#pitfalls}}", ""]
+    for p in pitfalls:
+        proofs = " · ".join(f"[{t['proof']}](#{a})" for a in p.proof)
+        facts = [f"{t['apis']}: " + ", ".join(f"`{a}`" for a in p.apis),
+                 f'<span class="fn-severity fn-severity-{p.severity}">{t["severity"][p.severity]}</span>',
+                 f"{t['verified']} {', '.join(p.verified)}"]
+        if p.gpu:
+            facts.append(t["needs_gpu"])
+        out += [f"### {p.symptom.strip()} {{#{p.id}}}", "",
+                f'<p class="fn-pitfall-facts">{" · ".join(_inline(f) for f in facts)}</p>', "",
+                f"**{t['cause']}**{t['colon']}{p.cause.strip()}", "",
+                f"**{t['fix']}**{t['colon']}{p.fix.strip()}", "",
+                f"→ {proofs}", ""]
+    return "\n".join(out)
+
+
+def _inline(markdown: str) -> str:
+    """Backticks inside the raw-HTML facts line become <code>, since Markdown is not parsed there."""
+    return re.sub(r"`([^`]+)`", lambda m: f"<code>{_escape(m[1])}</code>", markdown)
+
+
+def _escape(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def render_index(groups: list[tuple[str, str, list[tuple[str, str, list[Pitfall]]]]], lang: str) -> str:
+    """The index: one table per topic (nav section), rows linking to each pitfall's anchor."""
+    t = TEXT[lang]
+    total = sum(len(ps) for _, _, pages in groups for _, _, ps in pages)
+    out = []
+    for topic_id, topic, pages in groups:
+        out += [f"## {topic} {{#{topic_id}}}", "",
+                f"| {t['pitfall']} | {t['apis']} | {t['sev_col']} | {t['page']} |",
+                "|---|---|---|---|"]
+        for uri, title, pitfalls in pages:
+            for p in pitfalls:
+                gpu = f" <small>({t['needs_gpu']})</small>" if p.gpu else ""
+                out.append(f"| [{_cell(p.symptom)}]({uri}#{p.id}){gpu} | "
+                           f"{', '.join(f'`{_cell(a)}`' for a in p.apis)} | "
+                           f"{t['sev_short'][p.severity]} | [{_cell(title)}]({uri}) |")
+        out.append("")
+    versions = sorted({v for _, _, pages in groups for _, _, ps in pages for p in ps for v in p.verified})
+    out.append(t["total"].format(total=total, versions=", ".join(versions)))
+    return "\n".join(out) + "\n"
+
+
+def _cell(s: str) -> str:
+    return s.strip().replace("|", "\\|")
+
+
+# --- MkDocs events -----------------------------------------------------------------------
+
+_pitfalls: dict[str, list[Pitfall]] = {}  # src_uri -> the page's pitfalls
+
+
+def on_files(files, config):
+    _pitfalls.clear()
+    docs = Path(config.docs_dir)
+    langs = [alt["lang"] for alt in config.extra.get("alternate", [])]
+    seen: dict[str, str] = {}
+    for file in files.documentation_pages():
+        if not file.src_uri.endswith(".md"):
+            continue
+        path = Path(file.abs_src_path)
+        try:
+            pitfalls = load(path, docs)
+        except PitfallError as e:
+            log.warning(str(e))
+            continue
+        for p in pitfalls:
+            if p.id in seen:
+                log.warning(f"{relpath(path)}: pitfall id {p.id!r} is already used in {seen[p.id]}")
+            seen[p.id] = relpath(path)
+        for problem in check_proofs(path, pitfalls) + check_twins(path, docs, langs):
+            log.warning(problem)
+        _pitfalls[file.src_uri] = pitfalls
+    return files
+
+
+_groups: list = []
+
+
+def on_nav(nav, config, files):
+    """Group the pages' pitfalls by nav section, in nav order, for the index page."""
+    _groups.clear()
+    for section in nav.items:
+        pages = [(pg.file.src_uri, pg.title) for pg in _pages(section)]
+        found = [(uri, title, _pitfalls[uri]) for uri, title in pages if _pitfalls.get(uri)]
+        if found:
+            topic_id = found[0][0].split("/")[0]
+            _groups.append((topic_id, section.title, found))
+    return nav
+
+
+def _pages(item):
+    if getattr(item, "children", None):
+        for child in item.children:
+            yield from _pages(child)
+    elif getattr(item, "file", None) is not None:
+        yield item
+
+
+@event_priority(-10)  # after execute (0), which re-reads the source; before the tags plugin (-50)
+def on_page_markdown(markdown, page, config, files):
+    lang = config.theme["language"] if config.theme["language"] in LANGS else "en"
+    if INDEX_MARKER in markdown:
+        return markdown.replace(INDEX_MARKER, render_index(_groups, lang))
+    pitfalls = _pitfalls.get(page.file.src_uri)
+    if not pitfalls:
+        return markdown
+    page.meta["tags"] = sorted({a for p in pitfalls for a in p.apis} | set(page.meta.get("tags", [])))
+    return markdown.rstrip() + "\n\n" + render_section(pitfalls, lang)
+
+
+def main(argv: list[str]) -> int:
+    """Check the pitfalls of the given pages (each in every language) and print the sections."""
+    status = 0
+    root = find_root()
+    for arg in argv:
+        rel = Path(arg).resolve().relative_to(root / "docs")
+        for lang in LANGS:
+            docs = root / "docs" / lang
+            path = docs / Path(*rel.parts[1:])
+            try:
+                pitfalls = load(path, docs)
+                problems = check_proofs(path, pitfalls) + check_twins(path, docs, list(LANGS))
+            except PitfallError as e:
+                pitfalls, problems = [], [str(e)]
+            for problem in problems:
+                print("ERROR", problem)
+                status = 1
+            print(f"\n===== {relpath(path)}: {len(pitfalls)} pitfalls\n")
+            print(render_section(pitfalls, lang))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

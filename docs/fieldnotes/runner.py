@@ -1,0 +1,342 @@
+"""The page interpreter: runs one page's blocks like a notebook, in order, in one namespace.
+
+Started by :mod:`fieldnotes.execute` as ``python -m fieldnotes.runner RESULTS`` with the job
+(the blocks' code and markers) as JSON on stdin, in a fresh temporary working directory and a
+session of its own. It writes JSON lines to RESULTS: the environment, then ``start`` before
+each block and its :class:`~fieldnotes.results.BlockResult` after it, flushed at once, so the
+executor knows which block was running if this process dies or hangs.
+
+Every block starts from the same state on every machine: seeded RNGs, default print options,
+one CPU thread (:func:`reset_state`). A block fails, with what it printed so far, when it
+raises (unless marked to), exits the interpreter, prints more than the output cap, exceeds
+its time limit, or leaves a process running. Asserts are rewritten as pytest rewrites them,
+so a failed ``assert a == b`` shows both values.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import contextlib
+import ctypes
+import faulthandler
+import io
+import json
+import os
+import platform
+import random
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import types
+import warnings
+from dataclasses import asdict
+
+import psutil
+from _pytest.assertion.rewrite import rewrite_asserts  # pytest's own assert rewriting
+
+from fieldnotes.results import BLOCK_FILE, BlockResult, Env
+
+SEED = 0
+LEFTOVER_GRACE = 2.0  # seconds a process started by a block may take to exit after it
+INFRASTRUCTURE = ("multiprocessing.resource_tracker", "multiprocessing.forkserver")
+"""Helper processes Python's multiprocessing keeps for the whole interpreter (they stop with
+it): not counted as processes a block left running."""
+
+
+class BlockTimeout(BaseException):  # not an Exception: a block's `except Exception` cannot eat it
+    pass
+
+
+def reset_state() -> None:
+    """What every page starts from: seeded RNGs, default print options, float32, grad on."""
+    os.environ.setdefault("MPLBACKEND", "Agg")  # figures are captured, never shown in a window
+    import numpy as np
+    import torch
+
+    random.seed(SEED)
+    np.random.seed(SEED)
+    torch.manual_seed(SEED)
+    torch.set_printoptions(profile="default")
+    np.set_printoptions(legacy=False)
+    torch.set_default_dtype(torch.float32)
+    torch.set_grad_enabled(True)
+    torch.use_deterministic_algorithms(False)
+    # One thread: pages run in parallel on few cores, and float sums then add up in the same
+    # order on every machine.
+    torch.set_num_threads(1)
+
+
+def environment() -> Env:
+    """Which torch and device produce the outputs (shown on every page)."""
+    import torch
+
+    cuda = torch.cuda.is_available()
+    return Env(torch=torch.__version__, python=platform.python_version(),
+               device=torch.cuda.get_device_name(0) if cuda else f"CPU ({platform.machine()})",
+               cuda=cuda)
+
+
+def page_namespace() -> dict:
+    """A page's globals: those of a real module named ``__main__``, as in a script, so that
+    classes defined on a page can be pickled (``torch.save``, DataLoader workers)."""
+    module = types.ModuleType("__main__")
+    module.__dict__["__builtins__"] = __builtins__
+    sys.modules["__main__"] = module
+    return module.__dict__
+
+
+class CappedText(io.TextIOBase):
+    """A text sink that keeps the first ``cap`` characters and counts the rest."""
+
+    def __init__(self, cap: int):
+        self.cap, self.size, self.parts = cap, 0, []
+
+    def write(self, s: str) -> int:
+        room = self.cap - sum(map(len, self.parts)) if self.size < self.cap else 0
+        if room > 0:
+            self.parts.append(s[:room])
+        self.size += len(s)
+        return len(s)
+
+    def writable(self) -> bool:
+        return True
+
+    def getvalue(self) -> str:
+        return "".join(self.parts)
+
+
+def _too_much(size: int, cap: int) -> str:
+    return (f"OutputTooLong: the block printed {size:,} characters, more than the limit of "
+            f"{cap // 1024} KiB per block; print less, or summarise (a shape, a few values, a sum)")
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    # Only "Category: message": paths and line numbers inside torch differ between machines,
+    # and torch's C++ warnings end with the path of the machine that built the wheel.
+    message = re.sub(r"\s*\(Triggered internally at [^)]*\.\)", "", str(message))
+    print(f"{category.__name__}: {message}", file=sys.stderr)
+
+
+def _plain(text: str) -> str:
+    """Without terminal colour codes (some torch errors are bold), which a page cannot show."""
+    return re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", text)
+
+
+def _figures() -> list[str]:
+    """Every matplotlib figure the block left open, as base64 PNG; then closes them all."""
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is None:
+        return []
+    images = []
+    for number in plt.get_fignums():
+        png = io.BytesIO()
+        plt.figure(number).savefig(png, format="png", metadata={"Software": None})
+        images.append(base64.b64encode(png.getvalue()).decode("ascii"))
+    plt.close("all")
+    return images
+
+
+def _compile(code: str, display_last: bool):
+    """The block's code with pytest's assert rewriting; a notebook cell's final expression
+    is split off to be shown, as Jupyter shows it."""
+    tree = ast.parse(code, filename=BLOCK_FILE)
+    last = None
+    if display_last and tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = compile(ast.Expression(tree.body.pop().value), BLOCK_FILE, "eval")
+    rewrite_asserts(tree, code.encode(), module_path=None, config=None)
+    return compile(tree, BLOCK_FILE, "exec"), last
+
+
+def run_block(block: dict, namespace: dict, cuda: bool, cap: int) -> BlockResult:
+    """Run one block in ``namespace``; never raises for errors inside the block."""
+    if block["gpu"] and not cuda:
+        return BlockResult("needs-gpu")
+    if block["syntax"] == "bash":
+        return _run_bash(block, cap)
+    try:
+        code, last = _compile(block["code"], block["display_last"])
+    except SyntaxError as e:
+        return BlockResult("error", error=f"SyntaxError: {e.msg}", line=e.lineno)
+    if block.get("file"):  # shown here, run by a bash block: only check that it compiles
+        return BlockResult("ok")
+    buffer = CappedText(cap)
+    with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer), \
+            warnings.catch_warnings():
+        warnings.simplefilter("default")
+        warnings.filterwarnings("ignore", message=".*non-interactive.*cannot be shown")  # plt.show()
+        warnings.showwarning = _show_warning
+        try:
+            exec(code, namespace)
+            if last is not None:
+                value = eval(last, namespace)
+                if value is not None:
+                    print(repr(value))
+        except BlockTimeout:
+            raise
+        except BaseException as e:  # SystemExit and KeyboardInterrupt are a block's errors too
+            _figures()
+            return _expected_or_error(block, e, _plain(buffer.getvalue()))
+    images = _figures()
+    if buffer.size > cap:
+        return BlockResult("error", _plain(buffer.getvalue()), error=_too_much(buffer.size, cap))
+    if block["raises"]:
+        return BlockResult("error", _plain(buffer.getvalue()),
+                           error=f"expected {block['raises']}, but the block ran without raising it "
+                                 "(the claim no longer holds)")
+    return BlockResult("ok", _plain(buffer.getvalue()), images)
+
+
+def _expected_or_error(block: dict, e: BaseException, printed: str) -> BlockResult:
+    name = type(e).__name__
+    shown = _plain(f"{name}: {e}".rstrip())
+    if block["raises"] and block["raises"] in {c.__name__ for c in type(e).__mro__}:
+        if block["match"] is None or re.search(block["match"], str(e)):
+            return BlockResult("ok", printed + shown + "\n")
+        return BlockResult("error", printed, error=f"{shown} does not match {block['match']!r}")
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == BLOCK_FILE]
+    tb = e.__traceback__.tb_next if e.__traceback__ else None  # drop run_block's own frame
+    detail = "".join(traceback.format_exception(type(e), e, tb)[-12:])
+    if isinstance(e, SystemExit):
+        shown += (" (the block called sys.exit(); a page runs as one script, so no block may end "
+                  "the interpreter: raise an exception, or mark the block raises(SystemExit))")
+    return BlockResult("error", printed, error=shown, line=frames[-1].lineno if frames else None,
+                       detail=_plain(detail))
+
+
+def _run_bash(block: dict, cap: int) -> BlockResult:
+    """Run a bash block in its own process group, from the page's working directory, with its
+    output in a file (a background child that keeps the output open cannot hold the block).
+    With the ``raises`` marker the command must fail: its output is shown, a success is the error."""
+    # `python`, `torchrun` ... are those of this interpreter's environment, activated or not.
+    env = dict(os.environ, PATH=os.pathsep.join([os.path.dirname(sys.executable), os.environ["PATH"]]))
+    with tempfile.TemporaryFile("w+b") as sink:
+        proc = subprocess.Popen(["bash", "-euo", "pipefail", "-c", block["code"]], env=env,
+                                stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        try:
+            proc.wait(timeout=block["timeout"])
+        except subprocess.TimeoutExpired:
+            _kill_group(proc.pid)
+            proc.wait()
+            return BlockResult("error", _read(sink, cap)[0],
+                               error=f"Timeout: the command did not finish in {block['timeout']:g} s")
+        output, size = _read(sink, cap)
+    if size > cap:
+        return BlockResult("error", output, error=_too_much(size, cap))
+    if block["raises"]:
+        if proc.returncode == 0:
+            return BlockResult("error", output, error="expected the command to fail (raises marker), "
+                                                      "but it exited with status 0")
+        if block["match"] and not re.search(block["match"], output):
+            return BlockResult("error", output, error=f"the output does not match {block['match']!r}")
+        return BlockResult("ok", output + f"[exit status {proc.returncode}]\n")
+    if proc.returncode:
+        return BlockResult("error", output, error=f"CalledProcessError: bash exited with status {proc.returncode}")
+    return BlockResult("ok", output)
+
+
+def _read(sink, cap: int) -> tuple[str, int]:
+    sink.seek(0, os.SEEK_END)
+    size = sink.tell()
+    sink.seek(0)
+    return _plain(sink.read(cap).decode("utf-8", "replace")), size
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def _leftovers() -> list[psutil.Process]:
+    """Processes started during the page that still run (zombies and multiprocessing's own
+    helpers aside), after giving them LEFTOVER_GRACE seconds to finish."""
+    deadline = time.monotonic() + LEFTOVER_GRACE
+    while True:
+        alive = []
+        for p in psutil.Process().children(recursive=True):
+            try:
+                if p.status() != psutil.STATUS_ZOMBIE and \
+                        not any(name in " ".join(p.cmdline()) for name in INFRASTRUCTURE):
+                    alive.append(p)
+            except psutil.Error:
+                continue
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.05)
+
+
+def _describe(processes: list[psutil.Process]) -> str:
+    names = []
+    for p in processes[:3]:
+        with contextlib.suppress(psutil.Error):
+            names.append(f"pid {p.pid}: {' '.join(p.cmdline())[:80] or p.name()}")
+    return "; ".join(names) + (f"; and {len(processes) - 3} more" if len(processes) > 3 else "")
+
+
+def _kill_all(processes: list[psutil.Process]) -> None:
+    for p in processes:
+        with contextlib.suppress(psutil.Error):
+            p.kill()
+
+
+def _become_subreaper() -> None:
+    """Orphans of this page's processes (a daemon's double fork) become this process's
+    children, so that none can outlive the page unseen (Linux; elsewhere a no-op)."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+
+
+def _alarm(signum, frame):
+    raise BlockTimeout
+
+
+def main(results_path: str) -> None:
+    job = json.load(sys.stdin)
+    cap = job["cap"]
+    faulthandler.enable()  # a segfault names the block's line on stderr, which the executor reads
+    _become_subreaper()
+    sys.argv = ["page"]
+    reset_state()
+    env = environment()
+    namespace = page_namespace()
+    signal.signal(signal.SIGALRM, _alarm)
+    with open(results_path, "w", encoding="utf-8") as out:
+        def emit(event: str, **data) -> None:
+            out.write(json.dumps({"event": event, **data}) + "\n")
+            out.flush()
+
+        emit("env", **asdict(env))
+        for index, block in enumerate(job["blocks"]):
+            emit("start", index=index)
+            if block["syntax"] == "python":
+                signal.setitimer(signal.ITIMER_REAL, block["timeout"])
+            try:
+                result = run_block(block, namespace, env.cuda, cap)
+            except BlockTimeout:
+                result = BlockResult("error", error=f"Timeout: the block did not finish in {block['timeout']:g} s")
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            left = _leftovers()
+            if left:
+                _kill_all(left)
+                if result.status != "error":
+                    result = BlockResult("error", result.output, error=(
+                        f"LeftProcessRunning: the block left {len(left)} process(es) running "
+                        f"({_describe(left)}); wait for what a block starts "
+                        "(Popen.wait(), Pool.join(), a `wait` after `cmd &`) before it ends"))
+            emit("result", index=index, **asdict(result))
+            if result.status == "error":
+                break  # later blocks depend on this one
+    _kill_all(psutil.Process().children(recursive=True))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # skip interpreter shutdown: threads a page left (gloo, DataLoader) cannot hang it
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

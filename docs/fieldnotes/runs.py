@@ -1,0 +1,96 @@
+"""Which pages run and which are reused: one pool of page interpreters over the results store.
+
+The build and the tests ask for a page's run here (:meth:`Runs.submit`) and get a future. A
+page whose key is already being run in this process shares that run (a page and its
+translation have the same key); otherwise, unless ``fresh``, a stored run is reused; otherwise
+the page runs in :func:`fieldnotes.execute.run_page`, under the store's lock for its key, so a
+second process (the other language's build) waits and reuses it instead of running it again.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from fieldnotes.blocks import Block
+from fieldnotes.execute import run_page
+from fieldnotes.results import PageRun
+from fieldnotes.store import Store, page_key
+
+BUILD_RUNS = "FIELDNOTES_BUILD_RUNS"
+"""A folder that ``docs/site.py build`` creates for one build: every run of that build (failed
+ones too, and all runs under ``--fresh``) is shared there between the languages' processes."""
+
+
+@dataclass
+class Outcome:
+    run: PageRun
+    reused: bool  # taken from the store, not run by this request
+    key: str
+
+
+class Runs:
+    def __init__(self, root: Path, store: Store | None, fresh: bool = False,
+                 workers: int | None = None):
+        self.root, self.store, self.fresh = root, store, fresh
+        self.pool = ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 2,
+                                       thread_name_prefix="fieldnotes-page")
+        self.shared = Store(Path(os.environ[BUILD_RUNS])) if os.environ.get(BUILD_RUNS) else None
+        self._futures: dict[tuple[str, int | None], Future[Outcome]] = {}
+        self._lock = threading.Lock()
+        self.names: dict[str, str] = {}  # key -> the first page that asked for it
+        self.ran: list[str] = []  # keys run here
+        self.reused: list[str] = []  # keys taken from the store
+
+    def submit(self, blocks: list[Block], upto: int | None = None) -> Future[Outcome]:
+        """The run of ``blocks[:upto]``; runs of fewer than all blocks are never stored."""
+        key = page_key(blocks, self.root)
+        self.names.setdefault(key, blocks[0].page if blocks else "?")
+        upto = None if upto is None or upto >= len(blocks) else upto
+        with self._lock:
+            if (key, upto) not in self._futures:
+                self._futures[(key, upto)] = self.pool.submit(self._get, key, blocks, upto)
+            return self._futures[(key, upto)]
+
+    def _lookup(self, key: str) -> PageRun | None:
+        if self.shared and (run := self.shared.get(key)):
+            return run
+        if not self.fresh and self.store:
+            return self.store.get(key)
+        return None
+
+    def _get(self, key: str, blocks: list[Block], upto: int | None) -> Outcome:
+        if upto is not None:  # a partial run (a test selected one block): always fresh, never kept
+            return self._run(key, blocks, upto)
+        if run := self._lookup(key):
+            self.reused.append(key)
+            return Outcome(run, True, key)
+        if self.store is None:
+            return self._run(key, blocks, None)
+        with self.store.lock(key):
+            if run := self._lookup(key):  # run by another process while this one waited
+                self.reused.append(key)
+                return Outcome(run, True, key)
+            return self._run(key, blocks, None)
+
+    def _run(self, key: str, blocks: list[Block], upto: int | None) -> Outcome:
+        run = run_page(blocks, self.root, upto)
+        self.ran.append(key)
+        if upto is None:
+            if self.shared:
+                self.shared.put(key, run)
+            if self.store and run.complete(blocks):
+                self.store.put(key, run)
+        return Outcome(run, False, key)
+
+    def summary(self) -> str:
+        ran = sorted({self.names[k] for k in self.ran})
+        shown = f" ({', '.join(ran[:5])}{', ...' if len(ran) > 5 else ''})" if ran else ""
+        return (f"{len(ran)} pages ran{shown}, {len(set(self.reused))} reused from the store"
+                + (" (--fresh: the store was not read)" if self.fresh else ""))
+
+    def shutdown(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
