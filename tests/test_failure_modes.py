@@ -1,18 +1,19 @@
-"""Broken input must fail loudly, and say where: proved on a throwaway copy of the project.
+"""Broken input must fail loudly, and say where: proved on a throwaway one-page-per-defect project.
 
-Each case is a small page with one defect. The same pages go through the strict build and
-through pytest, and both must fail with a message naming the page file and line.
+Each case is a small page with one defect, among them a contributor's worst mistakes (a block
+that exits the interpreter, crashes it, leaves a process running, prints megabytes, ignores its
+time limit). The same pages go through the strict build and through pytest: both must fail
+with a message naming the page file and line, in time, and leave no process and no file behind.
 """
 
 from __future__ import annotations
 
+import os
 import re
-import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from sitebuild import FENCE, make_project, run
@@ -25,13 +26,37 @@ BROKEN = {
     "escaped-fence.md": f"# Escaped\n\n{FENCE}py\nprint('never run')\n{FENCE}\n",
     "dead-link.md": "# Dead link\n\nSee [the missing page](no-such-page.md).\n",
     "only-english.md": f"# Only English\n\n{FENCE}python\nprint(1)\n{FENCE}\n",
+    # a contributor's worst mistakes
+    "exits.md": f"# Exits\n\n{FENCE}python\nimport os\n\nos._exit(0)\n{FENCE}\n",
+    "sys-exit.md": f"# sys.exit\n\n{FENCE}python\nimport sys\n\nsys.exit(3)\n{FENCE}\n",
+    "segfault.md": f"# Segfault\n\n{FENCE}python\nimport ctypes\n\nctypes.string_at(0)\n{FENCE}\n",
+    "child.md": f"# Child\n\n{FENCE}python\nimport subprocess\n\nsubprocess.Popen(['sleep', '987'])\n{FENCE}\n",
+    "own-session.md": f"# Own session\n\n{FENCE}python\nimport subprocess\n\n"
+                      f"subprocess.Popen(['sleep', '988'], start_new_session=True)\n{FENCE}\n",
+    "background.md": f"# Background\n\n{FENCE}bash\nsleep 989 &\necho started\n{FENCE}\n",
+    "prints.md": f"# Prints\n\n{FENCE}python\nprint('x' * 50_000_000)\n{FENCE}\n",
+    "asserts.md": f"# Asserts\n\n{FENCE}python\na = 3\nb = 4\nassert a == b\n{FENCE}\n",
+    "ignores-timeout.md": f"# Ignores its limit\n\n<!--pytest.mark.timeout(2)-->\n{FENCE}python\nimport time\n\n"
+                          f"while True:\n    try:\n        time.sleep(0.1)\n    except BaseException:\n"
+                          f"        pass\n{FENCE}\n",
+    # not errors: a block may write files and change directory, but only in its page's own folder
+    "writes.md": f"# Writes\n\n{FENCE}python\nimport os\n\nopen('written-by-a-block.txt', 'w').write('x')\n"
+                 f"os.chdir('..')\nopen('written-after-chdir.txt', 'w').write('x')\n{FENCE}\n",
+    "cwd.md": f"# Where it runs\n\n{FENCE}python\nimport os\n\nassert 'fieldnotes-page-' in os.getcwd(), os.getcwd()\n"
+              f"assert not os.path.exists('written-by-a-block.txt')\n{FENCE}\n",
 }
+LEFT_RUNNING = re.compile(r"sleep 98[789]")
 MISSING_SNIPPET = {"missing-snippet.md": f'# Include\n\n{FENCE}python\n--8<-- "snippets/nope.py"\n{FENCE}\n'}
+
+
+_AS_MADE: dict[Path, set[str]] = {}  # each project's files when it was made
 
 
 @pytest.fixture(scope="module")
 def broken(tmp_path_factory) -> Path:
-    return make_project(tmp_path_factory.mktemp("broken"), BROKEN)
+    project = make_project(tmp_path_factory.mktemp("broken"), BROKEN)
+    _AS_MADE[project] = _files(project)
+    return project
 
 
 @pytest.fixture(scope="module")
@@ -47,9 +72,21 @@ def pytest_log(broken) -> tuple[int, str, float]:
 
 EXPECTED = {  # what the build and pytest must each say, per defect
     "raises": ["docs/en/raises.md:5: ZeroDivisionError: division by zero"],
-    "hangs": ["docs/en/hangs.md:4", "timed out after 3 s|Timeout \\(>3.0s\\)"],
+    "hangs": ["docs/en/hangs.md:4: Timeout: the block did not finish in 3 s"],
     "stops-raising": ["docs/en/stops-raising.md:4: expected ValueError, but the block ran without raising"],
     "escaped-fence": ["docs/en/escaped-fence.md:3: fence info string 'py' is neither executed"],
+    "exits": ["docs/en/exits.md:3: the page's interpreter exited with status 0 in this block"],
+    "sys-exit": ["docs/en/sys-exit.md:6: SystemExit: 3 \\(the block called sys.exit\\(\\)"],
+    "segfault": ["docs/en/segfault.md:3: the page's interpreter was killed by signal SIGSEGV",
+                 'File "docs/en/segfault.md:6"'],  # faulthandler's traceback, with the page's line
+    "child": [r"docs/en/child.md:3: LeftProcessRunning: the block left 1 process\(es\) running \(pid \d+: sleep 987\)"],
+    "own-session": [r"docs/en/own-session.md:3: LeftProcessRunning: .*sleep 988"],
+    "background": [r"docs/en/background.md:3: LeftProcessRunning: .*sleep 989"],
+    "prints": ["docs/en/prints.md:3: OutputTooLong: the block printed 50,000,001 characters, more than "
+               "the limit of 64 KiB per block; print less, or summarise"],
+    "asserts": ["docs/en/asserts.md:6: AssertionError: assert 3 == 4"],
+    "ignores-timeout": ["docs/en/ignores-timeout.md:4: Timeout: the block did not finish in 2 s and did "
+                        "not stop at its limit"],
 }
 
 
@@ -62,6 +99,26 @@ def test_strict_build_and_pytest_fail_and_name_the_page_and_line(request, tool, 
     for pattern in EXPECTED[case]:
         assert re.search(pattern, log), f"{pattern!r} not in {tool}:\n{log[-3000:]}"
     assert seconds < 120, "a hanging block must not hold the build or the tests"
+
+
+@pytest.mark.parametrize("tool", ["build_log", "pytest_log"])
+def test_bad_blocks_leave_no_process_and_no_file_behind(request, broken, tool):
+    request.getfixturevalue(tool)
+    left = [p for p in psutil.process_iter(["cmdline"]) if LEFT_RUNNING.search(" ".join(p.info["cmdline"] or []))]
+    assert not left, f"processes left running after {tool}: {[p.info['cmdline'] for p in left]}"
+    assert _files(broken) == _AS_MADE[broken], f"{tool} wrote into the project: {_files(broken) ^ _AS_MADE[broken]}"
+    assert Path.cwd() == Path(request.config.invocation_params.dir), "a block changed the tests' directory"
+
+
+def _files(project: Path) -> set[str]:
+    """The project's files, less what the tools write on purpose (the store, the site, caches)."""
+    return {p.relative_to(project).as_posix() for p in project.rglob("*")
+            if not {".cache", "site", "__pycache__", ".pytest_cache"} & set(p.relative_to(project).parts)}
+
+
+def test_blocks_write_and_change_directory_only_in_their_page_folder(pytest_log):
+    status, log, _ = pytest_log
+    assert not re.search(r"docs/en/(writes|cwd)\.md", log.split("short test summary")[-1]), log[-3000:]
 
 
 def test_dead_internal_link_fails_the_strict_build(build_log):
@@ -107,6 +164,30 @@ def test_failing_notebook_cell_fails_the_build(tmp_path):
     for lang in ("en", "zh"):
         nbformat.write(nb, project / "docs" / lang / "broken.ipynb")
     status, log, _ = run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", "mkdocs.yml"], project)
-    assert status != 0 and "Error reading page 'broken.ipynb'" in log and "ZeroDivisionError" in log, log[-3000:]
+    assert status != 0 and "docs/en/broken.ipynb: cell 2, line 2: ZeroDivisionError" in log, log[-3000:]
     status, log, _ = run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "docs/en"], project)
     assert status != 0 and "docs/en/broken.ipynb: cell 2, line 2: ZeroDivisionError" in log, log[-3000:]
+
+
+@pytest.mark.timeout(300)
+def test_a_block_that_exits_the_interpreter_cannot_end_pytest_green(tmp_path):
+    """os._exit(0) in a block used to end ``python -m pytest`` with status 0: nothing after it ran."""
+    project = make_project(tmp_path, {"exits.md": BROKEN["exits.md"],
+                                      "fine.md": f"# Fine\n\n{FENCE}python\nprint('still tested')\n{FENCE}\n"})
+    status, log, _ = run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "docs"], project)
+    assert status == 1 and "2 failed, 2 passed" in log, log[-3000:]  # exits.md (en, zh) failed; fine.md ran
+
+
+SELECT_PAGE = {"select.md": f"# Select\n\n{FENCE}python\nx = 41\n{FENCE}\n\n{FENCE}python\nprint(x + 1)\n"
+                            f"assert x + 1 == 43\n{FENCE}\n"}
+
+
+@pytest.mark.timeout(300)
+def test_selecting_one_block_runs_the_blocks_before_it(tmp_path):
+    """``-k`` or ``--lf`` on one block runs its page up to it: no NameError for a name defined earlier."""
+    project = make_project(tmp_path, SELECT_PAGE)
+    first = run([sys.executable, "-m", "pytest", "-q", "docs/en/select.md::line 7"], project)
+    again = run([sys.executable, "-m", "pytest", "-q", "--lf", "docs/en"], project)
+    for status, log, _ in (first, again):
+        assert status == 1 and "1 failed in" in log and "NameError" not in log, log[-3000:]
+        assert "docs/en/select.md:9: AssertionError: assert (41 + 1) == 43" in log, log[-3000:]

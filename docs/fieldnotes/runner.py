@@ -274,7 +274,7 @@ def _describe(processes: list[psutil.Process]) -> str:
     names = []
     for p in processes[:3]:
         with contextlib.suppress(psutil.Error):
-            names.append(f"pid {p.pid}: {' '.join(p.cmdline())[:80] or p.name()}")
+            names.append(f"pid {p.pid}: {' '.join(' '.join(p.cmdline()).split())[:80] or p.name()}")
     return "; ".join(names) + (f"; and {len(processes) - 3} more" if len(processes) > 3 else "")
 
 
@@ -323,11 +323,12 @@ def main(results_path: str) -> None:
                 signal.setitimer(signal.ITIMER_REAL, 0)
             left = _leftovers()
             if left:
+                named = _describe(left)  # before they are killed: a zombie has no command line
                 _kill_all(left)
                 if result.status != "error":
                     result = BlockResult("error", result.output, error=(
                         f"LeftProcessRunning: the block left {len(left)} process(es) running "
-                        f"({_describe(left)}); wait for what a block starts "
+                        f"({named}); wait for what a block starts "
                         "(Popen.wait(), Pool.join(), a `wait` after `cmd &`) before it ends"))
             emit("result", index=index, **asdict(result))
             if result.status == "error":
