@@ -24,13 +24,15 @@ from pytest_codeblocks import extract_from_buffer
 
 
 
-def find_root(start: Path | None = None) -> Path:
+def find_root(start: Path | None = None, default: Path | None = None) -> Path:
     """The project root: the nearest folder at or above ``start`` (default: the working
-    directory) that holds ``mkdocs.yml``."""
+    directory) that holds ``mkdocs.yml``; else ``default``, if given."""
     here = Path(start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         if (folder / "mkdocs.yml").is_file():
             return folder
+    if default is not None:
+        return default
     raise FileNotFoundError(f"no mkdocs.yml at or above {here}: run from the project")
 
 EXECUTED = {"python", "bash"}
@@ -110,8 +112,8 @@ class Block:
 def relpath(path: Path, root: Path | None = None) -> str:
     path = Path(path).resolve()
     try:
-        return path.relative_to(root or find_root(path.parent)).as_posix()
-    except (ValueError, FileNotFoundError):
+        return path.relative_to(root or find_root(path.parent, path.parent)).as_posix()
+    except ValueError:
         return path.as_posix()
 
 
@@ -121,7 +123,7 @@ def read_blocks(path: Path, snippets: dict | None = None, root: Path | None = No
     ``snippets``: pymdownx.snippets' options (default: as ``mkdocs.yml`` gives them);
     ``root``: the project root (default: :func:`find_root` from the page)."""
     path = Path(path).resolve()
-    root = root or find_root(path.parent)
+    root = root or find_root(path.parent, default=path.parent)
     if path.suffix == ".ipynb":
         return _notebook_blocks(path, root)
     text = path.read_text(encoding="utf-8")
@@ -217,11 +219,13 @@ def _apply_marks(block: Block, marks: list[str]) -> None:
 
 
 def snippet_options(config_file: Path) -> dict:
-    """pymdownx.snippets' options as written in mkdocs.yml."""
+    """pymdownx.snippets' options as written in mkdocs.yml (none if there is no such file)."""
     from mkdocs.utils.yaml import get_yaml_loader, yaml_load
 
+    if not config_file.is_file():
+        return {}
     with open(config_file, "rb") as f:
-        config = yaml_load(f, get_yaml_loader())
+        config = yaml_load(f, get_yaml_loader()) or {}
     for ext in config.get("markdown_extensions", []):
         if isinstance(ext, dict) and "pymdownx.snippets" in ext:
             return dict(ext["pymdownx.snippets"] or {})
