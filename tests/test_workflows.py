@@ -202,3 +202,9 @@ def test_actions_pinned_to_commit_sha(path: Path) -> None:
                 )
     if problems:
         pytest.fail(f"{_rel(path)}:\n" + "\n".join(problems), pytrace=False)
+
+
+def test_deploy_publishes_what_its_own_build_executed():
+    """The deploy build runs every page again (--fresh): no stored run reaches the published site."""
+    deploy = (GITHUB_DIR / "workflows" / "deploy.yml").read_text(encoding="utf-8")
+    assert re.search(r"^\s*python docs/site\.py build --fresh\s*$", deploy, re.M), deploy
