@@ -73,6 +73,17 @@ def browser_page(browser):
     context.close()
 
 
+def pytest_collection_modifyitems(items):
+    """Run order: tests that need no site first, while the pages run in the background (they
+    start when collection ends, see fieldnotes.pytest_plugin); then the pages' blocks, which
+    report those runs; then the tests of the built site, whose build reuses them."""
+    def stage(item) -> int:
+        if "built_site" in getattr(item, "fixturenames", ()):
+            return 2
+        return 1 if item.nodeid.startswith("docs/") else 0
+    items.sort(key=stage)  # stable: within a stage, collection order
+
+
 def pytest_terminal_summary(terminalreporter):
     """Show what the browser tests measured (search hit rate, page weights) in the CI log."""
     if SUMMARIES:

@@ -81,7 +81,17 @@ def make_project(tmp: Path, pages: dict[str, str]) -> Path:
 
 
 def run(args: list[str], cwd: Path, timeout: float = 300) -> tuple[int, str, float]:
+    return run_together([args], cwd, timeout)[0]
+
+
+def run_together(commands: list[list[str]], cwd: Path, timeout: float = 300) -> list[tuple[int, str, float]]:
+    """Run the commands at the same time (the fault tests' builds and test runs mostly wait on
+    sleeping and hanging blocks); (exit status, output, seconds) of each."""
     start = time.monotonic()
-    done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
-    return done.returncode, done.stdout + done.stderr, time.monotonic() - start
+    procs = [subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}) for args in commands]
+    done = []
+    for proc in procs:
+        output, _ = proc.communicate(timeout=max(1.0, timeout - (time.monotonic() - start)))
+        done.append((proc.returncode, output, time.monotonic() - start))
+    return done

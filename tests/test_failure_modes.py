@@ -16,7 +16,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from sitebuild import FENCE, make_project, run
+from sitebuild import FENCE, make_project, run, run_together
 from test_parity import parity_problems
 
 BROKEN = {
@@ -60,14 +60,25 @@ def broken(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def build_log(broken) -> tuple[int, str, float]:
-    return run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", "mkdocs.yml"], broken)
+def logs(broken) -> dict[str, tuple[int, str, float]]:
+    """The strict build and pytest of the broken project, run at the same time."""
+    build, tests = run_together([
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", "mkdocs.yml"],
+        # a store of its own: with the build's, one would wait for the other's runs
+        ["env", "FIELDNOTES_STORE=.cache/tests-store", sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+         "-q", "--continue-on-collection-errors", "docs/en"],
+    ], broken)
+    return {"build_log": build, "pytest_log": tests}
 
 
 @pytest.fixture(scope="module")
-def pytest_log(broken) -> tuple[int, str, float]:
-    return run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
-                "--continue-on-collection-errors", "docs/en"], broken)
+def build_log(logs) -> tuple[int, str, float]:
+    return logs["build_log"]
+
+
+@pytest.fixture(scope="module")
+def pytest_log(logs) -> tuple[int, str, float]:
+    return logs["pytest_log"]
 
 
 EXPECTED = {  # what the build and pytest must each say, per defect

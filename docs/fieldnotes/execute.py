@@ -32,7 +32,7 @@ from fieldnotes.results import BlockResult, Env, PageRun
 OUTPUT_CAP = 64 * 1024
 """Characters one block may print; more fails the block (a page is read, not scrolled)."""
 STARTUP_SECONDS = 60.0  # python + torch import on a busy machine, before the first block
-GRACE_SECONDS = 10.0  # past a block's own limit, before the executor kills the interpreter
+GRACE_SECONDS = 5.0  # past a block's own limit, before the executor kills the interpreter
 COPIED = ("snippets",)
 """Project folders copied into a page's working directory: blocks run ``snippets/x.py`` by
 relative path, as a reader would from the repository root, without being able to change them."""

@@ -9,7 +9,7 @@ key in its metadata; the store it would replace is a folder of JSON files.
 
 The key (:func:`page_key`) is the SHA-256 of: the blocks' expanded code and markers (no page
 path, no line numbers: a page and its translation share entries), the contents of every
-project file or folder the code names (``snippets/ddp_cpu.py`` run by a bash block), the
+file or folder under ``snippets/`` the code names (``snippets/ddp_cpu.py`` run by a bash block), the
 executor's own source, the Python version, the torch version and the device. Only complete,
 successful runs are stored. Default folder: ``.cache/fieldnotes/`` in the project (git-ignored);
 ``FIELDNOTES_STORE`` moves it. Delete the folder to clear it.
@@ -32,6 +32,7 @@ from pathlib import Path
 
 import fieldnotes
 from fieldnotes.blocks import Block
+from fieldnotes.execute import COPIED
 from fieldnotes.results import PageRun
 
 EXECUTOR_SOURCES = ("runner.py", "execute.py", "results.py")
@@ -71,21 +72,21 @@ def executor_version() -> str:
 
 
 def named_files(blocks: list[Block], root: Path) -> dict[str, str]:
-    """Project files and folders that the blocks' code names by relative path (a script a
-    bash block runs, a folder put on sys.path), each with the hash of its contents."""
+    """The project files a page can read, with the hash of their contents: those its code names
+    by relative path inside the folders copied into its working directory (``snippets/x.py``
+    run by a bash block, or ``snippets`` itself put on ``sys.path``). Nothing else of the
+    project is within a block's reach by a relative path (fieldnotes.execute.COPIED)."""
     found: dict[str, str] = {}
     for block in blocks:
         for token in set(PATH_TOKEN.findall(block.code)):
-            token = token.strip("./")
-            if not token or token in found or token.startswith("-"):
+            token = token.strip("/")
+            while token.startswith("./"):
+                token = token[2:]
+            if token in found or token.split("/")[0] not in COPIED or ".." in token.split("/"):
                 continue
             path = root / token
-            if "/" not in token and not path.is_dir():
-                continue  # a bare word names a folder (snippets) or nothing
             if path.is_file() or path.is_dir():
-                with contextlib.suppress(ValueError):
-                    path.resolve().relative_to(root.resolve())
-                    found[token] = _hash_path(path)
+                found[token] = _hash_path(path)
     return dict(sorted(found.items()))
 
 

@@ -1,0 +1,206 @@
+"""Benchmark of the build and the tests; writes reports/bench.md. A script, not a test:
+
+    .venv/bin/python tests/bench.py              # everything, the full test run included (~10 min)
+    .venv/bin/python tests/bench.py --no-pytest  # builds and serve reloads only (~3 min)
+
+Everything runs in a copy of the working tree in a temporary folder, with its own empty
+results store, so the repository, its store and reports/ (but bench.md) are left alone. The
+machines are noisy: the targets are ratios between figures measured in the same run; short
+measurements are the median of three.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import queue
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = "docs/en/tensors/gather.md"  # the page edited; it has 32 blocks
+BEFORE = {  # measured on landed main before the store (issue 9), same kind of machine
+    "cold": "59 s", "unchanged": "59 s (12x the floor)", "prose_serve": "55 s",
+    "pytest": "8 min 8 s (8x a cold build)",
+}
+
+
+def copy_tree(dest: Path) -> Path:
+    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                           cwd=ROOT, capture_output=True, text=True, check=True).stdout.split("\0")
+    for name in filter(None, files):
+        if (ROOT / name).is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, dest / name)
+    return dest
+
+
+def timed(args: list[str], cwd: Path, env: dict | None = None) -> float:
+    start = time.monotonic()
+    done = subprocess.run(args, cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1", **(env or {})})
+    seconds = time.monotonic() - start
+    if done.returncode:
+        sys.exit(f"failed: {' '.join(args)}\n{(done.stdout + done.stderr)[-3000:]}")
+    return seconds
+
+
+def build(cwd: Path, *extra: str) -> float:
+    return timed([sys.executable, "docs/site.py", "build", "--out", "site", *extra], cwd)
+
+
+def median(f, n: int = 3) -> float:
+    return statistics.median(f() for _ in range(n))
+
+
+class Edits:
+    """Prose and code edits of one page, each different from the last (so each is a change)."""
+
+    def __init__(self, project: Path):
+        self.path, self.n = project / PAGE, 0
+        self.original = self.path.read_text(encoding="utf-8")
+
+    def prose(self) -> None:
+        self.n += 1
+        self.path.write_text(self.original + f"\nA paragraph added by the benchmark ({self.n}).\n",
+                             encoding="utf-8")
+
+    def code(self) -> None:
+        self.n += 1
+        first = self.original.index("```python\n") + len("```python\n")
+        self.path.write_text(self.original[:first] + f"# benchmark edit {self.n}\n" + self.original[first:],
+                             encoding="utf-8")
+
+
+class Serve:
+    """``mkdocs serve`` (English) in the copy; times a rebuild from an edit to 'Reloading browsers'."""
+
+    def __init__(self, project: Path, env: dict):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        self.proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
+                                     cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                     env={**os.environ, "NO_MKDOCS_2_WARNING": "1", **env})
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=lambda: [self.lines.put(line) for line in self.proc.stdout], daemon=True).start()
+        self.wait_for("Serving on")
+
+    def wait_for(self, text: str, timeout: float = 600) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = self.lines.get(timeout=1)
+            except queue.Empty:
+                continue
+            if "ERROR" in line or "Aborted" in line:
+                sys.exit(f"mkdocs serve: {line}")
+            if text in line:
+                return
+        sys.exit(f"mkdocs serve: no '{text}' within {timeout} s")
+
+    def reload(self, edit) -> float:
+        start = time.monotonic()
+        edit()
+        self.wait_for("Reloading browsers")
+        return time.monotonic() - start
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait()
+
+
+def page_run_seconds(project: Path) -> float:
+    code = ("import sys, time\nfrom pathlib import Path\nfrom fieldnotes.blocks import read_blocks\n"
+            "from fieldnotes.execute import run_page\nblocks = read_blocks(Path(sys.argv[1]))\n"
+            "start = time.monotonic()\nassert run_page(blocks, Path.cwd()).ok\nprint(time.monotonic() - start)\n")
+    return statistics.median(float(subprocess.run([sys.executable, "-c", code, PAGE], cwd=project, check=True,
+                                                  capture_output=True, text=True).stdout) for _ in range(3))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-pytest", action="store_true", help="skip the full test run")
+    args = parser.parse_args()
+    m: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="fieldnotes-bench-") as tmp:
+        project = copy_tree(Path(tmp))
+        edits = Edits(project)
+        print("floor: builds with execution off ...", flush=True)
+        m["floor"] = median(lambda: build(project, "--no-exec"))
+        print("cold build ...", flush=True)
+        m["cold"] = build(project)
+        print("builds with nothing changed ...", flush=True)
+        m["unchanged"] = median(lambda: build(project))
+        print("builds after a prose edit ...", flush=True)
+        m["prose"] = median(lambda: (edits.prose(), build(project))[1])
+        print("builds after a code edit, and the page's own run ...", flush=True)
+        m["code"] = median(lambda: (edits.code(), build(project))[1])
+        m["page_run"] = page_run_seconds(project)
+        print("mkdocs serve reloads ...", flush=True)
+        serve = Serve(project, {"FIELDNOTES_EXECUTE": "0"})
+        m["serve_floor"] = median(lambda: serve.reload(edits.prose))
+        serve.stop()
+        serve = Serve(project, {})
+        m["serve_prose"] = median(lambda: serve.reload(edits.prose))
+        m["serve_code"] = median(lambda: serve.reload(edits.code))
+        serve.stop()
+        if not args.no_pytest:
+            print("python -m pytest (the whole suite) ...", flush=True)
+            shutil.rmtree(project / ".cache", ignore_errors=True)
+            (project / PAGE).write_text(edits.original, encoding="utf-8")
+            m["pytest"] = timed([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"], project)
+    write_report(m)
+
+
+def write_report(m: dict[str, float]) -> None:
+    floor, sfloor, page = m["floor"], m["serve_floor"], m["page_run"]
+    rows = [
+        ("build, execution off (the floor)", m["floor"], "", "", BEFORE.get("floor", "4.9 s")),
+        ("cold build (empty store)", m["cold"], "", "", BEFORE["cold"]),
+        ("build, nothing changed", m["unchanged"], f"{m['unchanged'] / floor:.2f}x floor", "≤ 1.3x floor",
+         BEFORE["unchanged"]),
+        ("build after a prose edit", m["prose"], f"{m['prose'] / floor:.2f}x floor", "≤ 1.3x floor", "59 s"),
+        (f"build after a code edit of {PAGE}", m["code"], f"floor + {m['code'] - floor:.1f} s",
+         f"≤ floor + page run ({page:.1f} s) + 2 s", "59 s"),
+        ("`mkdocs serve` reload, execution off (serve floor)", sfloor, "", "", ""),
+        ("`mkdocs serve` reload after a prose edit", m["serve_prose"], f"{m['serve_prose'] / sfloor:.2f}x serve floor",
+         "≤ 1.3x serve floor", BEFORE["prose_serve"]),
+        ("`mkdocs serve` reload after a code edit", m["serve_code"], f"serve floor + {m['serve_code'] - sfloor:.1f} s",
+         f"≤ serve floor + page run ({page:.1f} s) + 2 s", "55 s"),
+    ]
+    met = {
+        "build, nothing changed": m["unchanged"] <= 1.3 * floor,
+        "build after a prose edit": m["prose"] <= 1.3 * floor,
+        f"build after a code edit of {PAGE}": m["code"] <= floor + page + 2,
+        "`mkdocs serve` reload after a prose edit": m["serve_prose"] <= 1.3 * sfloor,
+        "`mkdocs serve` reload after a code edit": m["serve_code"] <= sfloor + page + 2,
+    }
+    if "pytest" in m:
+        rows.append(("`python -m pytest` (everything)", m["pytest"], f"{m['pytest'] / m['cold']:.2f}x cold build",
+                     "≤ 3x cold build", BEFORE["pytest"]))
+        met["`python -m pytest` (everything)"] = m["pytest"] <= 3 * m["cold"]
+    lines = ["# Benchmark: build and tests (tests/bench.py)", "",
+             f"{os.cpu_count()} cores; measured {time.strftime('%Y-%m-%d')}, all in one run; "
+             "short figures are medians of three. Both languages are built in every build.", "",
+             "| measurement | seconds | ratio | target | met | before (issue 9) |", "|---|---|---|---|---|---|"]
+    for name, seconds, ratio, target, before in rows:
+        mark = ("yes" if met[name] else "**no**") if name in met else ""
+        lines.append(f"| {name} | {seconds:.1f} | {ratio} | {target} | {mark} | {before} |")
+    lines += ["", f"The page's own run ({PAGE}, in one page interpreter): {page:.1f} s."]
+    report = ROOT / "reports" / "bench.md"
+    report.parent.mkdir(exist_ok=True)
+    report.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
