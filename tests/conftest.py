@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from browsing import launch
 from sitebuild import BROWSER, PORT, PREBUILT, SCREENSHOTS, SUMMARIES, Built, build_site
 
 
@@ -58,9 +59,7 @@ def browser():
 
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=BROWSER, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        browser = launch(p)
         yield browser
         browser.close()
 

@@ -14,6 +14,7 @@ import pytest
 
 from fieldnotes.blocks import read_blocks
 from fieldnotes.languages import MATERIAL_UI
+from browsing import STILL, in_browsers
 from sitebuild import ROOT, SCREENSHOTS, write_report
 
 pytestmark = pytest.mark.timeout(900)
@@ -58,18 +59,30 @@ def test_language_switch_lands_on_the_same_page(served, browser_page, site_pages
     page.click("a.md-nav__link[href$='pitfalls/']")
     page.wait_for_url(f"{served}/en/pitfalls/")
     assert page.evaluate("window.__sameDocument === true") is instant, "instant navigation mode"
-    for lang, path in site_pages:
+
+    def switch(browser, item, state) -> list[str]:
+        lang, path = item
         other = "zh" if lang == "en" else "en"
+        if "page" not in state:
+            state["page"] = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US").new_page()
+            state["page"].add_init_script(STILL)
+            if not instant:
+                serve_without_instant_navigation(state["page"])
+        page = state["page"]
         page.goto(f"{served}/{lang}/{path}")
         wait_for_sitemap(page, other)
         page.hover(".md-header__option .md-select")
         page.click(f"a.md-select__link[hreflang={other}]")
         page.wait_for_url(f"{served}/{other}/{path}", timeout=10_000)
         page.wait_for_load_state()
-        assert page.get_attribute("html", "lang") == other, f"{lang}/{path}"
+        if page.get_attribute("html", "lang") != other:
+            return [f"{lang}/{path}: <html lang> is {page.get_attribute('html', 'lang')}"]
         ui = (page.get_attribute("input.md-search__input", "placeholder"), page.evaluate(
             "JSON.parse(document.getElementById('__config').textContent).translations['clipboard.copy']"))
-        assert ui == UI[other], f"{lang}/{path}: interface strings {ui}"
+        return [f"{lang}/{path}: interface strings {ui}"] if ui != UI[other] else []
+
+    problems = in_browsers(site_pages, switch)
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -101,8 +114,11 @@ def test_search_index_is_fetched_only_when_the_reader_opens_search(served, brows
 
 
 def test_every_page_loads_only_from_this_site_without_errors_within_budget(served, browser, site_pages):
-    problems, weights = [], []
-    for lang, path in site_pages:
+    weights = []
+
+    def load(browser, item, state) -> list[str]:
+        lang, path = item
+        problems = []
         context = browser.new_context(viewport={"width": 1280, "height": 900})  # empty cache
         page = context.new_page()
         responses = []
@@ -118,6 +134,9 @@ def test_every_page_loads_only_from_this_site_without_errors_within_budget(serve
         name = re.sub(r"\W+", "-", f"{lang}-{path.strip('/') or 'index'}")
         page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
         context.close()
+        return problems
+
+    problems = in_browsers(site_pages, load)
     write_weights(weights)
     assert not problems, "\n".join(problems)
     over = [f"{where}: {size / KIB:.0f} KiB" for size, where, _ in weights if size > PAGE_BUDGET]

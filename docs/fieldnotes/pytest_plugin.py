@@ -119,8 +119,9 @@ class PageBlock(TestBlock):
         run = page.future.result().run
         if self.index < len(run.results):
             result = run.results[self.index]
-            if result.status == "needs-gpu":
-                pytest.skip("needs CUDA: torch.cuda.is_available() is False")
+            if result.status == "needs-gpu":  # reported at the block's page and line, as a skip mark is
+                raise pytest.skip.Exception("needs CUDA: torch.cuda.is_available() is False",
+                                            _use_item_location=True)
             if result.status == "error":
                 self._fail(result.describe(block))
             self._same_as_before(page, result)
