@@ -7,6 +7,12 @@ its own, the worst a block does ends with its page: the directory is deleted, ev
 page started is killed, and the caller gets a :class:`~fieldnotes.results.PageRun` saying what
 happened and in which block.
 
+Page interpreters are forked from a server process that has imported torch and numpy and
+nothing else of a page (Python's multiprocessing "forkserver"): importing torch costs about a
+second per page, most of a short page's run. The server is started once per process that runs
+pages (a build, a test session, ``mkdocs serve``) with ``PYTHONHASHSEED=0``, so sets print in
+the same order everywhere. ``FIELDNOTES_FORK=0`` starts a new interpreter per page instead.
+
 The executor watches the interpreter's progress (a ``start`` line before each block), so a
 block that ignores its time limit is killed a few seconds after it, and named.
 """
@@ -15,12 +21,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import multiprocessing
 import os
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -58,16 +66,71 @@ def run_page(blocks: list[Block], root: Path, upto: int | None = None,
         results, log = scratch / "results.jsonl", scratch / "interpreter.log"
         env = dict(os.environ, TMPDIR=str(tmp), PYTHONHASHSEED="0", MPLBACKEND="Agg",
                    PYTHONDONTWRITEBYTECODE="1", FIELDNOTES_ROOT=str(root))
+        proc = _start(job, results, log, work, env)
+        progress, seen = _Progress(results), set()
+        try:
+            hung = _watch(proc, progress, blocks, seen)
+        finally:
+            _kill_tree(proc, seen)
+        return _collect(progress.poll(), log, blocks, proc.returncode, hung)
+
+
+PRELOAD = ["numpy", "torch", "fieldnotes.runner"]
+"""What the fork server imports before it forks page interpreters (nothing a page sets up)."""
+_server_lock = threading.Lock()
+
+
+def _start(job: Path, results: Path, log: Path, work: Path, env: dict):
+    """A page interpreter: forked from the server, or (FIELDNOTES_FORK=0) a new process."""
+    if os.environ.get("FIELDNOTES_FORK", "1") == "0" or "forkserver" not in multiprocessing.get_all_start_methods():
         with open(job, "rb") as stdin, open(log, "wb") as stdout:
-            proc = subprocess.Popen([sys.executable, "-m", "fieldnotes.runner", str(results)],
+            return subprocess.Popen([sys.executable, "-m", "fieldnotes.runner", str(results)],
                                     cwd=work, env=env, stdin=stdin, stdout=stdout,
                                     stderr=subprocess.STDOUT, start_new_session=True)
-            progress, seen = _Progress(results), set()
+    context = multiprocessing.get_context("forkserver")
+    with _server_lock:
+        if not getattr(_start, "server_started", False):
+            # The server inherits this process's environment when it starts: the hash seed then
+            # holds for every interpreter forked from it.
+            saved = os.environ.get("PYTHONHASHSEED")
+            os.environ["PYTHONHASHSEED"] = "0"
             try:
-                hung = _watch(proc, progress, blocks, seen)
+                context.set_forkserver_preload(PRELOAD)
+                from multiprocessing import forkserver
+                forkserver.ensure_running()
             finally:
-                _kill_tree(proc, seen)
-        return _collect(progress.poll(), log, blocks, proc.returncode, hung)
+                if saved is None:
+                    del os.environ["PYTHONHASHSEED"]
+                else:
+                    os.environ["PYTHONHASHSEED"] = saved
+            _start.server_started = True
+        from fieldnotes.runner import forked_main
+
+        process = context.Process(target=forked_main, args=(str(job), str(results), str(log), str(work), env),
+                                  name="fieldnotes-page")
+        process.start()
+    return _Forked(process)
+
+
+class _Forked:
+    """A forked page interpreter, with the part of Popen's interface the executor uses."""
+
+    def __init__(self, process: multiprocessing.Process):
+        self.process, self.pid = process, process.pid
+
+    def poll(self) -> int | None:
+        return self.process.exitcode
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.exitcode
+
+    def kill(self) -> None:
+        self.process.kill()
+
+    def wait(self) -> int | None:
+        self.process.join()
+        return self.process.exitcode
 
 
 class _Progress:
@@ -86,7 +149,7 @@ class _Progress:
         return self.events
 
 
-def _watch(proc: subprocess.Popen, progress: _Progress, blocks: list[Block],
+def _watch(proc, progress: _Progress, blocks: list[Block],
            seen: set[psutil.Process]) -> str | None:
     """Wait for the interpreter; kill it if a block (or the start-up) overruns. Returns why it
     was killed, or None if it ended by itself. ``seen`` collects the processes it started, so
@@ -114,7 +177,7 @@ def _watch(proc: subprocess.Popen, progress: _Progress, blocks: list[Block],
     return None
 
 
-def _kill_tree(proc: subprocess.Popen, seen: set[psutil.Process]) -> None:
+def _kill_tree(proc, seen: set[psutil.Process]) -> None:
     """Kill the interpreter's process group and every process it started."""
     with contextlib.suppress(psutil.Error):
         seen.update(psutil.Process(proc.pid).children(recursive=True))

@@ -65,7 +65,8 @@ def reset_state() -> None:
     np.set_printoptions(legacy=False)
     torch.set_default_dtype(torch.float32)
     torch.set_grad_enabled(True)
-    torch.use_deterministic_algorithms(False)
+    # Not torch.use_deterministic_algorithms(False): it is the default in a new interpreter, and
+    # the call costs 0.9 s (it imports torch's compiler stack).
     # One thread: pages run in parallel on few cores, and float sums then add up in the same
     # order on every machine.
     torch.set_num_threads(1)
@@ -295,8 +296,25 @@ def _alarm(signum, frame):
     raise BlockTimeout
 
 
-def main(results_path: str) -> None:
-    job = json.load(sys.stdin)
+def forked_main(job_path: str, results_path: str, log_path: str, cwd: str, env: dict) -> None:
+    """Entry of a page interpreter forked from the executor's server (fieldnotes.execute), which
+    has already imported torch: become a session of its own, write to the page's log, work in
+    the page's folder, with the page's environment; then as :func:`main`."""
+    os.setsid()
+    log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    os.close(log)
+    os.chdir(cwd)
+    os.environ.clear()
+    os.environ.update(env)
+    tempfile.tempdir = None  # the server looked it up before TMPDIR named the page's folder
+    with open(job_path, encoding="utf-8") as f:
+        main(results_path, json.load(f))
+
+
+def main(results_path: str, job: dict | None = None) -> None:
+    job = job if job is not None else json.load(sys.stdin)
     cap = job["cap"]
     faulthandler.enable()  # a segfault names the block's line on stderr, which the executor reads
     _become_subreaper()
