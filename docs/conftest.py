@@ -6,4 +6,5 @@ from fieldnotes.pytest_plugin import (  # noqa: F401  (pytest finds hooks by nam
     pytest_collection_finish,
     pytest_configure,
     pytest_sessionfinish,
+    pytest_unconfigure,
 )

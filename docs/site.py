@@ -52,10 +52,11 @@ LANDING = """<!doctype html>
 def build(out: Path, base_url: str | None, fresh: bool = False, execute: bool = True) -> int:
     """Build every language into ``out/<lang>`` in parallel; return the worst exit status."""
     out.mkdir(parents=True, exist_ok=True)
-    shared_runs = tempfile.TemporaryDirectory(prefix="fieldnotes-runs-")  # this build only
+    # The languages' builds share this build's runs (and a test session's, if one started it).
+    shared_runs = tempfile.TemporaryDirectory(prefix="fieldnotes-runs-")
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", FIELDNOTES_FRESH="1" if fresh else "0",
                FIELDNOTES_EXECUTE="1" if execute else "0")
-    env[BUILD_RUNS] = shared_runs.name  # the languages' builds share this build's runs
+    env.setdefault(BUILD_RUNS, shared_runs.name)
     if base_url:
         base = base_url.rstrip("/") + "/"
         env.update(SITE_URL_EN=base + "en/", SITE_URL_ZH=base + "zh/")

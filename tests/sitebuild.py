@@ -18,15 +18,22 @@ BUILD_TIMEOUT = 900
 BROWSER = shutil.which("chromium") or "/usr/bin/chromium"
 REPORTS = ROOT / "reports"  # uploaded as a CI artifact: screenshots, search hit rate, page weights
 SCREENSHOTS = REPORTS / "screenshots"
-SUMMARIES: list[str] = []  # one line per report written in this run, printed at the end
+SUMMARIES = REPORTS / "summaries"  # one line per report, printed at the end of the test run
 
 
 def write_report(name: str, lines: list[str], summary: str) -> None:
-    """Write ``reports/<name>`` and keep ``summary`` for the end of the pytest run."""
-    REPORTS.mkdir(parents=True, exist_ok=True)
+    """Write ``reports/<name>``, and ``summary`` for the end of the pytest run."""
+    SUMMARIES.mkdir(parents=True, exist_ok=True)
     (REPORTS / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
-    SUMMARIES[:] = [line for line in SUMMARIES if not line.endswith(f"(reports/{name})")]
-    SUMMARIES.append(f"{summary} (reports/{name})")
+    (SUMMARIES / f"{name}.txt").write_text(f"{summary} (reports/{name})\n", encoding="utf-8")
+
+
+def read_summaries(since: float) -> list[str]:
+    """The summaries of the reports written since ``since`` (a time.time())."""
+    if not SUMMARIES.is_dir():
+        return []
+    return [p.read_text(encoding="utf-8").strip() for p in sorted(SUMMARIES.glob("*.txt"))
+            if p.stat().st_mtime >= since]
 
 
 @dataclass
@@ -88,8 +95,10 @@ def run_together(commands: list[list[str]], cwd: Path, timeout: float = 300) -> 
     """Run the commands at the same time (the fault tests' builds and test runs mostly wait on
     sleeping and hanging blocks); (exit status, output, seconds) of each."""
     start = time.monotonic()
+    # A project of its own: nothing of this test session's runs or store (FIELDNOTES_*) leaks in.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FIELDNOTES_")}
     procs = [subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}) for args in commands]
+                              env={**env, "NO_MKDOCS_2_WARNING": "1"}) for args in commands]
     done = []
     for proc in procs:
         output, _ = proc.communicate(timeout=max(1.0, timeout - (time.monotonic() - start)))

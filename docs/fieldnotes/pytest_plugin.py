@@ -16,6 +16,8 @@ show both sides), and the block's code with the failing line marked.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -25,7 +27,7 @@ from pytest_codeblocks.plugin import TestBlock
 from fieldnotes.blocks import Block, BlockError, find_root, read_blocks
 from fieldnotes.languages import LANGS
 from fieldnotes.results import BlockResult, PageRun
-from fieldnotes.runs import Outcome, Runs
+from fieldnotes.runs import BUILD_RUNS, Outcome, Runs
 from fieldnotes.store import Store, default_folder, page_key
 
 WORKERS = int(os.environ.get("FIELDNOTES_WORKERS") or 2)
@@ -36,6 +38,19 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: the block needs CUDA; skipped where it is missing")
     config.addinivalue_line("markers", "raises(exc, match=None): the block must raise exc")
     config.stash[_FAILED] = []
+    if BUILD_RUNS not in os.environ:
+        # This session's runs, shared with the site builds it makes: a build started while a
+        # page runs here waits for that run and reuses it (and the other way round).
+        folder = tempfile.mkdtemp(prefix="fieldnotes-session-runs-")
+        os.environ[BUILD_RUNS] = folder
+        config.stash[_SESSION_RUNS] = folder
+
+
+def pytest_unconfigure(config):
+    folder = config.stash.get(_SESSION_RUNS, None)
+    if folder:
+        os.environ.pop(BUILD_RUNS, None)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def pytest_collect_file(file_path: Path, parent):
@@ -50,6 +65,7 @@ def pytest_collect_file(file_path: Path, parent):
 
 _RUNS = pytest.StashKey[Runs]()
 _FAILED = pytest.StashKey[list]()
+_SESSION_RUNS = pytest.StashKey[str]()
 
 
 class PageFile(pytest.File):
@@ -75,14 +91,14 @@ class PageFile(pytest.File):
 
 def pytest_collection_finish(session):
     """Start every selected page's run now, in collection order, in a pool."""
-    if session.config.option.collectonly or not session.items:
+    if session.config.option.collectonly or _RUNS in session.config.stash:
         return
     pages = [item.parent for item in session.items if isinstance(item, PageBlock)]
     if not pages:
         return
     root = find_root(pages[0].path.parent)
     store = Store(default_folder(root))
-    runs = Runs(root, store, fresh=True, workers=WORKERS)
+    runs = Runs(root, store, fresh=True, workers=WORKERS)  # fresh: this session's runs only
     session.config.stash[_RUNS] = runs
     upto: dict[PageFile, int] = {}
     for item in session.items:

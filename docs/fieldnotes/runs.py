@@ -21,8 +21,10 @@ from fieldnotes.results import PageRun
 from fieldnotes.store import Store, page_key
 
 BUILD_RUNS = "FIELDNOTES_BUILD_RUNS"
-"""A folder that ``docs/site.py build`` creates for one build: every run of that build (failed
-ones too, and all runs under ``--fresh``) is shared there between the languages' processes."""
+"""A folder that lives for one build (``docs/site.py build``) or one test session: every run
+made in it (failed ones too, and all runs under ``--fresh``) is shared there between the
+processes of that build or session (the languages' builds, the test workers, the site build
+the tests make), so none runs a page that another has run or is running."""
 
 
 @dataclass
