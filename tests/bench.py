@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import os
 import queue
-import re
 import shutil
 import socket
 import statistics

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from browsing import launch
+from fieldnotes.languages import LANGS
 from sitebuild import BROWSER, PORT, PREBUILT, SCREENSHOTS, Built, build_site, read_summaries
 
 
@@ -43,7 +44,7 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 def site_pages(built_site) -> list[tuple[str, str]]:
     """(language, path) of every page, from each language's sitemap."""
     pages = []
-    for lang in ("en", "zh"):
+    for lang in LANGS:
         sitemap = (built_site.path / lang / "sitemap.xml").read_text(encoding="utf-8")
         pages += [(lang, url.split(f"/{lang}/", 1)[1]) for url in re.findall(r"<loc>([^<]+)</loc>", sitemap)]
     return pages

@@ -12,6 +12,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from fieldnotes.languages import LANGS
+
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILD_TIMEOUT = 900
@@ -78,7 +80,7 @@ def make_project(tmp: Path, pages: dict[str, str]) -> Path:
     (tmp / "mkdocs.yml").write_text(re.sub(r"(?ms)^nav:\n.*?(?=^\S)", "", config), encoding="utf-8")
     (tmp / "mkdocs.zh.yml").write_text(re.sub(r"(?ms)^nav:\n.*?(?=^\S)", "",
                                               (ROOT / "mkdocs.zh.yml").read_text("utf-8")), "utf-8")
-    for lang in ("en", "zh"):
+    for lang in LANGS:
         (tmp / "docs" / lang).mkdir(parents=True)
         (tmp / "docs" / lang / "index.md").write_text("# Home\n", encoding="utf-8")
         for name, text in pages.items():

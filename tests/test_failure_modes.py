@@ -8,7 +8,6 @@ with a message naming the page file and line, in time, and leave no process and 
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from fieldnotes.languages import LANGS
 from sitebuild import FENCE, make_project, run, run_together
 from test_parity import parity_problems
 
@@ -172,7 +172,7 @@ def test_failing_notebook_cell_fails_the_build(tmp_path):
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Notebook"),
                                          nbformat.v4.new_code_cell("x = 1\ny = x / 0")])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    for lang in ("en", "zh"):
+    for lang in LANGS:
         nbformat.write(nb, project / "docs" / lang / "broken.ipynb")
     status, log, _ = run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", "mkdocs.yml"], project)
     assert status != 0 and "docs/en/broken.ipynb: cell 2, line 2: ZeroDivisionError" in log, log[-3000:]

@@ -11,10 +11,10 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
+from fieldnotes.languages import LANGS
 from fieldnotes.pitfalls import TORCH, PitfallError, check_proofs, check_twins, load
 from sitebuild import FENCE, ROOT, make_project, run
 
-LANGS = ("en", "zh")
 GOOD = {"id": "demo-zeros", "apis": ["torch.zeros"], "severity": "low", "gpu": False,
         "verified": [TORCH], "proof": ["shown"], "symptom": "Zeros are zeros",
         "cause": "Nothing.", "fix": "Nothing."}
