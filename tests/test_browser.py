@@ -8,6 +8,7 @@ except in CI (``CI`` set), where a missing browser fails the run. Search has its
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
@@ -49,10 +50,19 @@ def wait_for_sitemap(page, lang: str) -> None:
         "e => e.name.endsWith(`/${lang}/sitemap.xml`) && e.responseEnd > 0)", arg=lang, timeout=10_000)
 
 
-WEIGHT = """() => performance.getEntriesByType('navigation')[0].decodedBodySize
-    + performance.getEntriesByType('resource').reduce((sum, e) => sum + e.decodedBodySize, 0)"""
-"""Bytes the page and everything it loaded take, uncompressed, from the browser's resource timing:
-the same as on a first visit with an empty cache (checked against the responses' bodies)."""
+LOADED = "[location.href, ...performance.getEntriesByType('resource').map(e => e.name)]"
+"""The page and every resource it loaded (the browser's resource timing lists cached ones too)."""
+
+
+def weight(site: Path, urls: list[str]) -> int:
+    """Bytes of the files behind ``urls`` (all served from ``site``): what a first visit with an
+    empty cache downloads, uncompressed. (Resource timing's own sizes read 0 for resources the
+    browser took from its memory cache.)"""
+    total = 0
+    for url in urls:
+        path = site / urlsplit(url).path.lstrip("/")
+        total += (path / "index.html" if path.is_dir() else path).stat().st_size
+    return total
 
 
 def switch_language(page, served: str, lang: str, path: str) -> list[str]:
@@ -71,7 +81,7 @@ def switch_language(page, served: str, lang: str, path: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def tour(served, site_pages) -> dict[str, list]:
+def tour(served, site_pages, built_site) -> dict[str, list]:
     """Every page, as a reader with instant navigation sees it: loaded (requests, console errors,
     statuses, bytes, a screenshot observed), then switched to the other language. One visit per
     page serves two tests: the switch (instant navigation) and the page-load checks."""
@@ -94,8 +104,8 @@ def tour(served, site_pages) -> dict[str, list]:
         page.goto(f"{served}/{lang}/{path}")
         for each in LANGS:  # Material's last requests: the sitemaps of both languages
             wait_for_sitemap(page, each)
-        seen["weights"].append((page.evaluate(WEIGHT), where, page.evaluate(
-            "performance.getEntriesByType('resource').map(e => new URL(e.name).pathname)")))
+        urls = page.evaluate(LOADED)
+        seen["weights"].append((weight(built_site.path, urls), where, urls))
         name = re.sub(r"\W+", "-", f"{lang}-{path.strip('/') or 'index'}")
         page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
         state["where"] = f"{where} (after the language switch)"
