@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
+from browsing import in_browsers
 from sitebuild import write_report
 
 QUERIES = yaml.safe_load((Path(__file__).with_name("search-queries.yml")).read_text(encoding="utf-8"))
@@ -46,16 +47,33 @@ def hit(lang: str, expected: list[str], results: list[str]) -> bool:
     return any(p.startswith(f"/{lang}/{e}") for p in top3 for e in expected)
 
 
+@pytest.fixture(scope="module")
+def searched(served) -> dict[str, tuple[list, list]]:
+    """Every query typed into the search box: (rows, results in another language) per language,
+    the languages at once, in a browser each."""
+    found: dict[str, tuple[list, list]] = {}
+
+    def type_queries(browser, lang: str, state) -> list[str]:
+        page = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US").new_page()
+        page.goto(f"{served}/{lang}/")
+        rows, elsewhere = [], []
+        for item in QUERIES[lang]:
+            results = search(page, item["q"])
+            elsewhere += [f"{item['q']!r}: {r}" for r in results if not urlsplit(r).path.startswith(f"/{lang}/")]
+            rows.append((item["q"], hit(lang, item["pages"], results),
+                         [urlsplit(r).path + (f"#{urlsplit(r).fragment}" if urlsplit(r).fragment else "")
+                          for r in results[:3]]))
+        found[lang] = (rows, elsewhere)
+        return []
+
+    problems = in_browsers(sorted(QUERIES), type_queries, workers=len(QUERIES))
+    assert not problems, "\n".join(problems)
+    return found
+
+
 @pytest.mark.parametrize("lang", sorted(QUERIES))
-def test_queries_find_their_page_in_the_top_3(served, browser_page, lang):
-    browser_page.goto(f"{served}/{lang}/")
-    rows, elsewhere = [], []
-    for item in QUERIES[lang]:
-        results = search(browser_page, item["q"])
-        elsewhere += [f"{item['q']!r}: {r}" for r in results if not urlsplit(r).path.startswith(f"/{lang}/")]
-        rows.append((item["q"], hit(lang, item["pages"], results),
-                     [urlsplit(r).path + (f"#{urlsplit(r).fragment}" if urlsplit(r).fragment else "")
-                      for r in results[:3]]))
+def test_queries_find_their_page_in_the_top_3(searched, lang):
+    rows, elsewhere = searched[lang]
     _rows[lang] = rows
     report_hit_rates()
     assert not elsewhere, "results in another language:\n" + "\n".join(elsewhere)

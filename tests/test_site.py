@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import filecmp
+import functools
 import json
 import re
 import subprocess
@@ -35,9 +36,15 @@ def source_of(site: Path, lang: str, html: Path) -> Path | None:
     return None
 
 
+@functools.cache
+def soup(html: Path) -> BeautifulSoup:
+    """A built page, parsed once for all the tests here (parsing every page costs seconds)."""
+    return BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser")
+
+
 def rendered_code_blocks(html: Path) -> int:
     """Code blocks a reader would take for runnable code: all but outputs and text blocks."""
-    article = BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser").select_one("article")
+    article = soup(html).select_one("article")
     cells = article.select(".jp-CodeCell .jp-InputArea")
     if cells:  # a notebook page
         return len(cells)
@@ -55,12 +62,19 @@ def test_strict_build_passes_with_no_warning(built_site):
     assert not noisy, "\n".join(noisy)
 
 
-def test_pytest_collects_every_block_the_site_renders(built_site):
-    """No block can escape the tests: per page, collected items == rendered code blocks."""
-    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p",
-                           "no:cacheprovider", "docs"], cwd=ROOT, capture_output=True, text=True)
-    assert done.returncode == 0, done.stdout + done.stderr
-    collected = Counter(line.split("::")[0] for line in done.stdout.splitlines() if "::" in line)
+def test_pytest_collects_every_block_the_site_renders(built_site, request):
+    """No block can escape the tests: per page, collected items == rendered code blocks. The
+    items are this session's when it collected docs/ (the whole suite), else a collection run."""
+    option = request.config.option
+    whole = "docs" in [a.rstrip("/") for a in request.config.args] and not (
+        option.keyword or option.markexpr or option.lf or option.deselect)
+    ids = [item.nodeid for item in request.session.items if item.nodeid.startswith("docs/")] if whole else []
+    if not ids:
+        done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p",
+                               "no:cacheprovider", "docs"], cwd=ROOT, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr
+        ids = [line for line in done.stdout.splitlines() if "::" in line]
+    collected = Counter(nodeid.split("::")[0] for nodeid in ids)
     checked = 0
     for lang in LANGS:
         for html in html_pages(built_site.path, lang):
@@ -78,10 +92,10 @@ def test_no_third_party_host_in_any_page(built_site):
     offenders = []
     for lang in LANGS:
         for html in (built_site.path / lang).rglob("*.html"):
-            soup = BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser")
+            page = soup(html)
             for tag, attr in (("script", "src"), ("link", "href"), ("img", "src"), ("iframe", "src"),
                               ("source", "src"), ("video", "src"), ("audio", "src")):
-                for el in soup.find_all(tag):
+                for el in page.find_all(tag):
                     url = el.get(attr) or ""
                     if tag == "link" and not {"stylesheet", "preload", "icon", "modulepreload",
                                               "manifest", "preconnect"} & set(el.get("rel", [])):
@@ -99,12 +113,12 @@ def test_no_third_party_host_in_any_page(built_site):
 def test_each_language_has_its_own_lang_attribute_and_interface(built_site, lang, search, copy):
     for html in html_pages(built_site.path, lang):
         text = html.read_text(encoding="utf-8")
-        soup = BeautifulSoup(text, "html.parser")
-        assert soup.html["lang"] == lang, html
-        assert soup.select_one("input.md-search__input")["placeholder"] == search, html
+        page = soup(html)
+        assert page.html["lang"] == lang, html
+        assert page.select_one("input.md-search__input")["placeholder"] == search, html
         copy_label = re.search(r'"clipboard\.copy":\s*("[^"]*")', text).group(1)
         assert json.loads(copy_label) == copy, html
-        links = {a["hreflang"]: a["href"] for a in soup.select("a.md-select__link")}
+        links = {a["hreflang"]: a["href"] for a in page.select("a.md-select__link")}
         assert set(links) == set(LANGS), html
 
 
