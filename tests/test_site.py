@@ -67,7 +67,7 @@ def test_pytest_collects_every_block_the_site_renders(built_site, request):
     items are this session's when it collected docs/ (the whole suite), else a collection run."""
     option = request.config.option
     whole = "docs" in [a.rstrip("/") for a in request.config.args] and not (
-        option.keyword or option.markexpr or option.lf or option.deselect)
+        option.keyword or option.markexpr or getattr(option, "lf", False) or option.deselect)
     ids = [item.nodeid for item in request.session.items if item.nodeid.startswith("docs/")] if whole else []
     if not ids:
         done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p",
