@@ -190,7 +190,9 @@ def test_a_block_that_exits_the_interpreter_cannot_end_pytest_green(tmp_path):
 
 
 SELECT_PAGE = {"select.md": f"# Select\n\n{FENCE}python\nx = 41\n{FENCE}\n\n{FENCE}python\nprint(x + 1)\n"
-                            f"assert x + 1 == 43\n{FENCE}\n"}
+                            f"assert x + 1 == 43\n{FENCE}\n",
+               "select-after-a-failure.md": f"# Select\n\n{FENCE}python\nx = 1 / 0\n{FENCE}\n\n"
+                                           f"{FENCE}python\nprint('never')\n{FENCE}\n"}
 
 
 @pytest.mark.timeout(300)
@@ -198,7 +200,11 @@ def test_selecting_one_block_runs_the_blocks_before_it(tmp_path):
     """``-k`` or ``--lf`` on one block runs its page up to it: no NameError for a name defined earlier."""
     project = make_project(tmp_path, SELECT_PAGE)
     first = run([sys.executable, "-m", "pytest", "-q", "docs/en/select.md::line 7"], project)
-    again = run([sys.executable, "-m", "pytest", "-q", "--lf", "docs/en"], project)
+    again = run([sys.executable, "-m", "pytest", "-q", "--lf", "docs/en/select.md"], project)
     for status, log, _ in (first, again):
-        assert status == 1 and "1 failed in" in log and "NameError" not in log, log[-3000:]
+        assert status == 1 and re.search(r"\b1 failed(, 1 deselected)? in", log) and "NameError" not in log, log[-3000:]
         assert "docs/en/select.md:9: AssertionError: assert (41 + 1) == 43" in log, log[-3000:]
+    # the block selected cannot pass, nor be skipped, when an earlier one (not selected) fails
+    status, log, _ = run([sys.executable, "-m", "pytest", "-q", "docs/en/select-after-a-failure.md::line 7"], project)
+    assert status == 1 and "docs/en/select-after-a-failure.md:7: not reached, an earlier block failed" in log \
+        and "docs/en/select-after-a-failure.md:4: ZeroDivisionError" in log, log[-3000:]

@@ -74,6 +74,7 @@ class PageFile(pytest.File):
     blocks: list[Block]
     future: Future[Outcome] | None = None
     prior: PageRun | None = None  # the store's run of the same key before this session's
+    selected: set[int] = set()  # indices of the blocks whose items were selected
 
     def collect(self):
         try:
@@ -104,6 +105,7 @@ def pytest_collection_finish(session):
     for item in session.items:
         if isinstance(item, PageBlock):
             upto[item.parent] = max(upto.get(item.parent, 0), item.index + 1)
+            item.parent.selected = item.parent.selected | {item.index}
     for page, last in upto.items():
         page.prior = store.get(page_key(page.blocks, root)) if last == len(page.blocks) else None
         page.future = runs.submit(page.blocks, last)
@@ -145,9 +147,8 @@ class PageBlock(TestBlock):
         if run.problem_block == self.index or run.problem_block is None and run.problem:
             self._fail(run.first_error(page.blocks))
         failed = run.first_error(page.blocks) or "the page stopped before this block"
-        selected = {item.index for item in page.session.items if getattr(item, "parent", None) is page}
         first_bad = next((i for i, r in enumerate(run.results) if r.status == "error"), run.problem_block)
-        if first_bad in selected:  # reported by that block's own item
+        if first_bad in page.selected:  # reported by that block's own item
             pytest.skip(f"an earlier block of this page failed ({failed.splitlines()[0]})")
         self._fail(f"{block.where}: not reached, an earlier block failed:\n{failed}")
 
