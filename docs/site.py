@@ -52,11 +52,12 @@ LANDING = """<!doctype html>
 def build(out: Path, base_url: str | None, fresh: bool = False, execute: bool = True) -> int:
     """Build every language into ``out/<lang>`` in parallel; return the worst exit status."""
     out.mkdir(parents=True, exist_ok=True)
-    # The languages' builds share this build's runs (and a test session's, if one started it).
-    shared_runs = tempfile.TemporaryDirectory(prefix="fieldnotes-runs-")
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", FIELDNOTES_FRESH="1" if fresh else "0",
                FIELDNOTES_EXECUTE="1" if execute else "0")
-    env.setdefault(BUILD_RUNS, shared_runs.name)
+    # The languages' builds share this build's runs (a test session's, if one started it).
+    shared_runs = None if BUILD_RUNS in env else tempfile.TemporaryDirectory(prefix="fieldnotes-runs-")
+    if shared_runs:
+        env[BUILD_RUNS] = shared_runs.name
     if base_url:
         base = base_url.rstrip("/") + "/"
         env.update(SITE_URL_EN=base + "en/", SITE_URL_ZH=base + "zh/")
@@ -72,7 +73,8 @@ def build(out: Path, base_url: str | None, fresh: bool = False, execute: bool = 
         output, _ = run.communicate()
         print("".join(f"[{lang}] {line}\n" for line in output.splitlines()), end="")
         status = status or run.returncode
-    shared_runs.cleanup()
+    if shared_runs:
+        shared_runs.cleanup()
     (out / "index.html").write_text(LANDING, encoding="utf-8")
     print("build failed" if status else f"built {', '.join(CONFIGS)} into {out}")
     return status

@@ -7,14 +7,13 @@ import http.server
 import os
 import re
 import threading
-import time
 from pathlib import Path
 
 import pytest
 
 from browsing import launch
 from fieldnotes.languages import LANGS
-from sitebuild import BROWSER, PORT, PREBUILT, SCREENSHOTS, Built, build_site, read_summaries
+from sitebuild import BROWSER, PORT, PREBUILT, SCREENSHOTS, SUMMARIES, Built, build_site
 
 
 @pytest.fixture(scope="session")
@@ -86,18 +85,9 @@ def pytest_collection_modifyitems(items):
     items.sort(key=stage)  # stable: within a stage, collection order
 
 
-def pytest_sessionstart(session):
-    session.config.stash[_STARTED] = time.time()
-
-
-_STARTED = pytest.StashKey[float]()
-
-
-def pytest_terminal_summary(terminalreporter, config):
-    """Show what the browser tests measured (search hit rate, page weights) in the CI log, from
-    the reports this session wrote."""
-    lines = read_summaries(since=config.stash.get(_STARTED, 0.0))
-    if lines:
+def pytest_terminal_summary(terminalreporter):
+    """Show what the browser tests measured (search hit rate, page weights) in the CI log."""
+    if SUMMARIES:
         terminalreporter.section("measurements")
-        for line in lines:
+        for line in SUMMARIES:
             terminalreporter.write_line(line)

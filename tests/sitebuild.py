@@ -20,22 +20,15 @@ BUILD_TIMEOUT = 900
 BROWSER = shutil.which("chromium") or "/usr/bin/chromium"
 REPORTS = ROOT / "reports"  # uploaded as a CI artifact: screenshots, search hit rate, page weights
 SCREENSHOTS = REPORTS / "screenshots"
-SUMMARIES = REPORTS / "summaries"  # one line per report, printed at the end of the test run
+SUMMARIES: list[str] = []  # one line per report written in this run, printed at the end
 
 
 def write_report(name: str, lines: list[str], summary: str) -> None:
-    """Write ``reports/<name>``, and ``summary`` for the end of the pytest run."""
-    SUMMARIES.mkdir(parents=True, exist_ok=True)
+    """Write ``reports/<name>`` and keep ``summary`` for the end of the pytest run."""
+    REPORTS.mkdir(parents=True, exist_ok=True)
     (REPORTS / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (SUMMARIES / f"{name}.txt").write_text(f"{summary} (reports/{name})\n", encoding="utf-8")
-
-
-def read_summaries(since: float) -> list[str]:
-    """The summaries of the reports written since ``since`` (a time.time())."""
-    if not SUMMARIES.is_dir():
-        return []
-    return [p.read_text(encoding="utf-8").strip() for p in sorted(SUMMARIES.glob("*.txt"))
-            if p.stat().st_mtime >= since]
+    SUMMARIES[:] = [line for line in SUMMARIES if not line.endswith(f"(reports/{name})")]
+    SUMMARIES.append(f"{summary} (reports/{name})")
 
 
 @dataclass

@@ -26,13 +26,14 @@ from mkdocs.utils.meta import get_data
 
 from fieldnotes.blocks import Block, BlockError, read_blocks
 from fieldnotes.render import env_note, executed_notebook, render_page
-from fieldnotes.runs import Outcome, Runs
+from fieldnotes.results import PageRun
+from fieldnotes.runs import Runs
 from fieldnotes.store import Store, default_folder
 
 log = logging.getLogger("mkdocs.hooks.execute")
 
 _runs: Runs | None = None
-_pages: dict[str, tuple[list[Block], Future[Outcome] | None, str | None]] = {}
+_pages: dict[str, tuple[list[Block], Future[PageRun] | None, str | None]] = {}
 _notebooks: Path | None = None  # this build's executed copies of the notebooks
 
 
@@ -62,33 +63,30 @@ def on_files(files, config):
     return files
 
 
-def _outcome(page) -> tuple[list[Block], Outcome | None]:
+def _run_of(page) -> tuple[list[Block], PageRun | None]:
     blocks, future, problem = _pages.get(page.file.abs_src_path, ([], None, None))
     if problem:
         log.warning(problem)
     if future is None:
         return blocks, None
-    outcome = future.result()
-    error = outcome.run.first_error(blocks)
+    run = future.result()
+    error = run.first_error(blocks)
     if error:
         log.warning(error)
-    return blocks, outcome
+    return blocks, run
 
 
 def on_page_markdown(markdown, page, config, files):
-    if page.file.src_uri.endswith(".ipynb"):
-        blocks, outcome = _outcome(page)
-        if outcome is not None and _notebooks is not None:
-            source = Path(page.file.abs_src_path)
-            folder = _notebooks / page.file.src_uri.replace("/", "__")
-            page.file.abs_src_path = str(executed_notebook(source, blocks, outcome.run, folder))
-            page.meta["fieldnotes_env"] = outcome.run.env
+    blocks, run = _run_of(page)
+    if run is None:
         return markdown
-    blocks, outcome = _outcome(page)
-    if outcome is None:
+    if page.file.src_uri.endswith(".ipynb"):  # mkdocs-jupyter renders a copy with the outputs
+        folder = _notebooks / page.file.src_uri.replace("/", "__")
+        page.file.abs_src_path = str(executed_notebook(Path(page.file.abs_src_path), blocks, run, folder))
+        page.meta["fieldnotes_env"] = run.env
         return markdown
     source = Path(page.file.abs_src_path).read_text(encoding="utf-8")
-    rendered = render_page(source, blocks, outcome.run, config.theme["language"])
+    rendered = render_page(source, blocks, run, config.theme["language"])
     return get_data(rendered)[0]
 
 

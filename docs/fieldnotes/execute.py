@@ -65,7 +65,7 @@ def run_page(blocks: list[Block], root: Path, upto: int | None = None,
                        encoding="utf-8")
         results, log = scratch / "results.jsonl", scratch / "interpreter.log"
         env = dict(os.environ, TMPDIR=str(tmp), PYTHONHASHSEED="0", MPLBACKEND="Agg",
-                   PYTHONDONTWRITEBYTECODE="1", FIELDNOTES_ROOT=str(root))
+                   PYTHONDONTWRITEBYTECODE="1")
         proc = _start(job, results, log, work, env)
         progress, seen = _Progress(results), set()
         try:

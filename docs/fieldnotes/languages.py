@@ -70,7 +70,7 @@ def text(lang: str) -> dict:
     return TEXT.get(lang, TEXT["en"])
 
 
-# --- MkDocs events (docs/hooks/languages.py connects them) ------------------------------------
+# --- MkDocs events (docs/hooks/translations.py, docs/hooks/cjk_linebreaks.py) ---------------
 
 log = logging.getLogger("mkdocs.hooks.languages")
 PAGE_SUFFIXES = {".md", ".ipynb"}

@@ -27,7 +27,7 @@ from pytest_codeblocks.plugin import TestBlock
 from fieldnotes.blocks import Block, BlockError, find_root, read_blocks
 from fieldnotes.languages import LANGS
 from fieldnotes.results import BlockResult, PageRun
-from fieldnotes.runs import BUILD_RUNS, Outcome, Runs
+from fieldnotes.runs import BUILD_RUNS, Runs
 from fieldnotes.store import Store, default_folder, page_key
 
 WORKERS = int(os.environ.get("FIELDNOTES_WORKERS") or 2)
@@ -72,7 +72,7 @@ class PageFile(pytest.File):
     """One page: its blocks run in page order in one interpreter."""
 
     blocks: list[Block]
-    future: Future[Outcome] | None = None
+    future: Future[PageRun] | None = None
     prior: PageRun | None = None  # the store's run of the same key before this session's
     selected: set[int] = set()  # indices of the blocks whose items were selected
 
@@ -134,7 +134,7 @@ class PageBlock(TestBlock):
         block: Block = self.obj
         if page.future is None:
             raise BlockFailed(f"{block.where}: its page was never run (collected after the run started?)")
-        run = page.future.result().run
+        run = page.future.result()
         if self.index < len(run.results):
             result = run.results[self.index]
             if result.status == "needs-gpu":  # reported at the block's page and line, as a skip mark is

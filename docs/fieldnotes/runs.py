@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 from fieldnotes.blocks import Block
@@ -23,15 +22,8 @@ from fieldnotes.store import Store, page_key
 BUILD_RUNS = "FIELDNOTES_BUILD_RUNS"
 """A folder that lives for one build (``docs/site.py build``) or one test session: every run
 made in it (failed ones too, and all runs under ``--fresh``) is shared there between the
-processes of that build or session (the languages' builds, the test workers, the site build
-the tests make), so none runs a page that another has run or is running."""
-
-
-@dataclass
-class Outcome:
-    run: PageRun
-    reused: bool  # taken from the store, not run by this request
-    key: str
+processes of that build or session (the languages' builds, the site builds the tests make),
+so none runs a page that another has run or is running."""
 
 
 class Runs:
@@ -41,13 +33,13 @@ class Runs:
         self.pool = ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 2,
                                        thread_name_prefix="fieldnotes-page")
         self.shared = Store(Path(os.environ[BUILD_RUNS])) if os.environ.get(BUILD_RUNS) else None
-        self._futures: dict[tuple[str, int | None], Future[Outcome]] = {}
+        self._futures: dict[tuple[str, int | None], Future[PageRun]] = {}
         self._lock = threading.Lock()
         self.names: dict[str, str] = {}  # key -> the first page that asked for it
         self.ran: list[str] = []  # keys run here
         self.reused: list[str] = []  # keys taken from the store
 
-    def submit(self, blocks: list[Block], upto: int | None = None) -> Future[Outcome]:
+    def submit(self, blocks: list[Block], upto: int | None = None) -> Future[PageRun]:
         """The run of ``blocks[:upto]``; runs of fewer than all blocks are never stored."""
         key = page_key(blocks, self.root)
         self.names.setdefault(key, blocks[0].page if blocks else "?")
@@ -64,21 +56,21 @@ class Runs:
             return self.store.get(key)
         return None
 
-    def _get(self, key: str, blocks: list[Block], upto: int | None) -> Outcome:
+    def _get(self, key: str, blocks: list[Block], upto: int | None) -> PageRun:
         if upto is not None:  # a partial run (a test selected one block): always fresh, never kept
             return self._run(key, blocks, upto)
         if run := self._lookup(key):
             self.reused.append(key)
-            return Outcome(run, True, key)
+            return run
         if self.store is None:
             return self._run(key, blocks, None)
         with self.store.lock(key):
             if run := self._lookup(key):  # run by another process while this one waited
                 self.reused.append(key)
-                return Outcome(run, True, key)
+                return run
             return self._run(key, blocks, None)
 
-    def _run(self, key: str, blocks: list[Block], upto: int | None) -> Outcome:
+    def _run(self, key: str, blocks: list[Block], upto: int | None) -> PageRun:
         run = run_page(blocks, self.root, upto)
         self.ran.append(key)
         if upto is None:
@@ -86,7 +78,7 @@ class Runs:
                 self.shared.put(key, run)
             if self.store and run.complete(blocks):
                 self.store.put(key, run)
-        return Outcome(run, False, key)
+        return run
 
     def summary(self) -> str:
         ran = sorted({self.names[k] for k in self.ran})
