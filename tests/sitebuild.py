@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -11,6 +12,8 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from bs4 import BeautifulSoup
 
 from fieldnotes.languages import LANGS
 
@@ -29,6 +32,12 @@ def write_report(name: str, lines: list[str], summary: str) -> None:
     (REPORTS / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
     SUMMARIES[:] = [line for line in SUMMARIES if not line.endswith(f"(reports/{name})")]
     SUMMARIES.append(f"{summary} (reports/{name})")
+
+
+@functools.cache
+def soup(html: Path) -> BeautifulSoup:
+    """A built page, parsed once for all the test modules (parsing every page costs seconds)."""
+    return BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser")
 
 
 @dataclass

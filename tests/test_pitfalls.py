@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from bs4 import BeautifulSoup
 
 from fieldnotes.languages import LANGS
 from fieldnotes.pitfalls import TORCH, PitfallError, check_proofs, check_twins, load
-from sitebuild import FENCE, ROOT, make_project, run
+from sitebuild import FENCE, ROOT, make_project, run, soup
 
 GOOD = {"id": "demo-zeros", "apis": ["torch.zeros"], "severity": "low", "gpu": False,
         "verified": [TORCH], "proof": ["shown"], "symptom": "Zeros are zeros",
@@ -118,16 +117,13 @@ def test_the_site_has_at_least_40_pitfalls_each_shown_by_code():
 @pytest.mark.parametrize("lang", LANGS)
 def test_index_lists_every_pitfall_and_links_to_its_anchor(built_site, lang):
     site = built_site.path / lang
-    index = BeautifulSoup((site / "pitfalls" / "index.html").read_text("utf-8"), "html.parser")
+    index = soup(site / "pitfalls" / "index.html")
     links = [a["href"] for a in index.select("article table td:first-child a")]
     expected = [f"{uri.removesuffix('.md')}/#{p.id}" for uri, ps in site_pitfalls(lang).items() for p in ps]
     assert sorted(links) == sorted(f"../{e}" for e in expected)
-    pages: dict[str, BeautifulSoup] = {}
     for href in links:
         target, anchor = href.removeprefix("../").split("#")
-        if target not in pages:
-            pages[target] = BeautifulSoup((site / target / "index.html").read_text("utf-8"), "html.parser")
-        html = pages[target]
+        html = soup(site / target / "index.html")
         heading = html.find(id=anchor)
         assert heading is not None and heading.name == "h3", href
         assert html.select(".md-tags .md-tag"), f"{target}: no tags"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import filecmp
-import functools
 import json
 import re
 import subprocess
@@ -13,11 +12,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from bs4 import BeautifulSoup
 
 from fieldnotes.blocks import read_blocks
 from fieldnotes.languages import LANGS, MATERIAL_UI
-from sitebuild import ROOT, build_site
+from sitebuild import ROOT, build_site, soup
+
 DISPLAY_ONLY = re.compile(r"language-(text|console|json|yaml|toml|ini|diff|html|markdown|md)\b")
 
 
@@ -34,12 +33,6 @@ def source_of(site: Path, lang: str, html: Path) -> Path | None:
         if candidate.is_file():
             return candidate
     return None
-
-
-@functools.cache
-def soup(html: Path) -> BeautifulSoup:
-    """A built page, parsed once for all the tests here (parsing every page costs seconds)."""
-    return BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser")
 
 
 def rendered_code_blocks(html: Path) -> int:
