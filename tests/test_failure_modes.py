@@ -15,7 +15,9 @@ from pathlib import Path
 import psutil
 import pytest
 
+from fieldnotes.blocks import read_blocks
 from fieldnotes.languages import LANGS
+from fieldnotes.store import Store, default_folder, page_key
 from sitebuild import FENCE, make_project, run, run_together
 from test_parity import parity_problems
 
@@ -133,6 +135,15 @@ def _files(project: Path) -> set[str]:
     """The project's files, less what the tools write on purpose (the store, the site, caches)."""
     return {p.relative_to(project).as_posix() for p in project.rglob("*")
             if not {".cache", "site", "__pycache__", ".pytest_cache"} & set(p.relative_to(project).parts)}
+
+
+def test_failed_runs_are_not_stored(broken, build_log):
+    """Only complete, passing runs are kept: a failing page runs again at the next build."""
+    store = Store(default_folder(broken))
+    assert store.entries(), "the passing pages' runs are stored"
+    for case in set(EXPECTED) - {"escaped-fence"}:  # (that page is refused before it runs)
+        page = next((broken / "docs" / "en").glob(f"{case}.*"))
+        assert store.get(page_key(read_blocks(page), broken)) is None, f"{page.name}: a failed run was stored"
 
 
 def test_blocks_write_and_change_directory_only_in_their_page_folder(pytest_log):

@@ -82,16 +82,6 @@ def test_build_reuses_runs_reruns_only_changed_pages_and_fresh_reruns_all(tmp_pa
 
 
 @pytest.mark.timeout(600)
-def test_failed_runs_are_not_stored(tmp_path):
-    project = make_project(tmp_path, {"bad.md": f"# Bad\n\n{FENCE}python\nraise ValueError('no')\n{FENCE}\n"})
-    for _ in range(2):
-        status, log = build_en(project)
-        assert status != 0 and "docs/en/bad.md:4: ValueError: no" in log, log[-3000:]
-        assert counts(log) == [(1, 0)], log
-    assert Store(default_folder(project)).entries() == []
-
-
-@pytest.mark.timeout(600)
 def test_tests_run_fresh_and_catch_a_stored_output_that_differs(tmp_path):
     """The build shows what the store holds; pytest runs the page again, and a different output
     (here: a tampered entry; in life: a page printing an address or a time) fails its block."""
