@@ -23,6 +23,7 @@ pytestmark = pytest.mark.timeout(900)
 KIB = 1024
 PAGE_BUDGET = 1024 * KIB  # bytes a page transfers (uncompressed), everything it loads included
 HOME_BUDGET = 350 * KIB
+NOTEBOOK_BUDGET = 400 * KIB  # mkdocs-jupyter's inlined CSS pruned to what the page uses (fieldnotes.notebooks)
 UI = {lang: (ui["search"], ui["copy"]) for lang, ui in MATERIAL_UI.items()}  # search box, copy button
 
 
@@ -200,11 +201,22 @@ def test_every_page_loads_only_from_this_site_without_errors_within_budget(tour)
     for size, where, _ in weights:
         if where in ("en/", "zh/"):
             assert size < HOME_BUDGET, f"home page {where}: {size / KIB:.0f} KiB >= {HOME_BUDGET // KIB} KiB"
+    notebooks = [(size, where) for size, where, _ in weights if is_notebook(where)]
+    assert notebooks, "the tour visited no notebook page"
+    heavy = [f"{where}: {size / KIB:.0f} KiB" for size, where in notebooks if size >= NOTEBOOK_BUDGET]
+    assert not heavy, f"notebook pages at or over {NOTEBOOK_BUDGET // KIB} KiB:\n" + "\n".join(heavy)
+
+
+def is_notebook(where: str) -> bool:
+    """Whether the page ``<lang>/<path>`` was rendered from a notebook (``docs/<lang>/<path>.ipynb``)."""
+    lang, _, path = where.partition("/")
+    return bool(path.strip("/")) and (ROOT / "docs" / lang / path.strip("/")).with_suffix(".ipynb").is_file()
 
 
 def write_weights(weights: list[tuple[int, str, list[str]]]) -> None:
     lines = ["# Page weight: bytes each page loads (uncompressed, as on a first visit with an empty cache)", "",
-             f"Budget: {PAGE_BUDGET // KIB} KiB per page, home page under {HOME_BUDGET // KIB} KiB.", "",
+             f"Budget: {PAGE_BUDGET // KIB} KiB per page, home page under {HOME_BUDGET // KIB} KiB, "
+             f"notebook pages under {NOTEBOOK_BUDGET // KIB} KiB.", "",
              "| page | KiB | requests |", "|---|---|---|"]
     lines += [f"| {where} | {size / KIB:.0f} | {len(urls)} |" for size, where, urls in sorted(weights, reverse=True)]
     heaviest = max(weights)

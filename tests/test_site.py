@@ -102,6 +102,31 @@ def test_no_third_party_host_in_any_page(built_site):
     assert not offenders, "\n".join(offenders)
 
 
+NAMESPACES = ("http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink")
+"""XML namespace names (``xmlns`` in an SVG data URI): identifiers a browser never fetches."""
+
+
+def third_party_urls(text: str) -> list[str]:
+    return [url for url in re.findall(r"""https?://[^\s"'`()<>\\]+""", text)
+            if urlsplit(url).hostname not in ("127.0.0.1", "localhost") and url.rstrip("'\"%") not in NAMESPACES]
+
+
+def test_no_third_party_url_in_any_inline_script_or_style(built_site):
+    """Not even one that only runs on a condition: mkdocs-jupyter's loader imported Mermaid from
+    cdnjs when a notebook held a diagram (fieldnotes.notebooks leaves it out). Inline scripts,
+    ``<style>`` blocks and ``style`` attributes; links a reader clicks are not requests."""
+    offenders = set()
+    for lang in LANGS:
+        for html in (built_site.path / lang).rglob("*.html"):
+            page = soup(html)
+            texts = [(el.name, el.string or "") for el in page.find_all(["script", "style"])]
+            texts += [(f"{el.name} style=", el["style"]) for el in page.find_all(style=True)]
+            for where, text in texts:
+                offenders.update(f"{html.relative_to(built_site.path)}: <{where}> {url}"
+                                 for url in third_party_urls(text))
+    assert not offenders, "\n".join(sorted(offenders))
+
+
 @pytest.mark.parametrize("lang, search, copy", [(lang, ui["search"], ui["copy"]) for lang, ui in MATERIAL_UI.items()])
 def test_each_language_has_its_own_lang_attribute_and_interface(built_site, lang, search, copy):
     for html in html_pages(built_site.path, lang):
