@@ -1,13 +1,16 @@
-/* Load search when the reader first opens it, not with every page.
+/* Load search when the reader first opens it, not with every page; and load the site's own
+ * search worker (assets/search-worker.js) in place of Material's lunr worker.
  *
  * On every page load Material requests search/search_index.json (hundreds of KiB) and starts
- * its search worker (40 KiB). This script runs before Material's bundle and holds both back:
+ * its search worker. This script runs before Material's bundle and holds both back:
  * - the index request is sent once the search box gets focus (click, tap, or the "/" "s" "f"
  *   shortcuts), or at once if the page was opened from a search result (?h=..., whose terms
  *   Material highlights with the index);
- * - the worker is created when Material first posts to it, which it does once the index is in.
- * See docs/overrides/main.html; tested in tests/test_browser.py. */
+ * - the worker is created when Material first posts to it, which it does once the index is in;
+ *   it is search-worker.js, which answers Material's messages (see that file for why).
+ * See docs/overrides/main.html; tested in tests/test_browser.py and tests/test_search.py. */
 (function () {
+  var OWN_WORKER = document.currentScript.src.replace(/[^/]*$/, "search-worker.js");
   var start;
   var opened = new Promise(function (resolve) { start = resolve; });
   if (/[?&]h=/.test(location.search)) start();
@@ -36,7 +39,7 @@
     var real = null, listeners = [];
     function worker() {
       if (!real) {
-        real = new RealWorker(url, options);
+        real = new RealWorker(OWN_WORKER, options);
         listeners.forEach(function (args) { real.addEventListener.apply(real, args); });
       }
       return real;

@@ -1,0 +1,290 @@
+/* The site's search, behind Material's search box: Material's UI posts the same messages to
+ * this worker as to its own (SETUP with the index, QUERY with the typed text; READY and
+ * RESULT back), so the box, the result list and highlighting stay Material's.
+ *
+ * Why not Material's lunr worker: it matches Chinese by the words jieba cut at build time,
+ * while the reader's query is cut differently or not at all, and it ranks by a sum of term
+ * scores, so a page with one common word can beat the page with all of them. Here:
+ * - Chinese is matched as text: a query is cut with the index's own words (forward longest
+ *   match, the words jieba cut from the pages and the readers' words of
+ *   docs/search-aliases.<lang>.yml), and each word is looked up as a substring of the page,
+ *   never as a single common character of it; an unknown run of characters counts by its
+ *   character pairs.
+ * - Ranking: first by how much of the query a page holds (words weighted by rarity), so the
+ *   page with every word comes first and pages with some of them follow, by how many; a
+ *   pasted error message counts its word pairs in order, so the page quoting it wins; pages
+ *   whose front matter lowers `search.boost` (the pitfall index, tags) come after topic
+ *   pages; then a BM25 score orders pages that hold as much of the query.
+ * The index is Material's search_index.json, with readers' words added by
+ * fieldnotes.search at build time (field "words"). Tested in tests/test_search.py. */
+"use strict";
+
+var SETUP = 0, READY = 1, QUERY = 2, RESULT = 3;
+var HAN_RUN = /\p{Script=Han}+/gu;
+var TOKEN = /[\p{Script=Han}]+|[a-z0-9_]+/gu;
+var LATIN = /[a-z0-9_]+/g;
+var MAX_WORD = 8;       // longest Chinese word the query cutter looks for
+var PHRASE = 6;         // Latin words from which a query is taken for a pasted message (word pairs count)
+var FIELD_WEIGHT = { title: 3, text: 1, words: 2 };
+var K1 = 1.2, B = 0.75; // BM25
+var TITLE_BONUS = 1.5;  // per query word in a page's h1, times the word's idf
+var STOP = new Set((
+  "a an and are as at be but by can do does doing did for from how i if in into is it its me my " +
+  "not of on or should so than that the their then there these this to too vs was we what when where " +
+  "they them have has had been were being " +
+  "which while who why will with would you your get got use using after before still only " +
+  "的 了 吗 呢 吧 啊 是 在 和 与 及 或 我 你 他 它 就 都 也 要 会 能 把 被 让 给 对 用 从 " +
+  "为什么 怎么 怎么办 怎样 如何 什么 哪里 哪个 还是 一直 一个 这个 那个 时候 之后 之前 以后 " +
+  "有 有什么 问题 请问 解决 " +
+  // what a query asks for, not what it is about: "scatter 用法", "view 和 reshape 区别"
+  "usage example examples tutorial explained explanation difference meaning correct correctly properly " +
+  "用法 使用 怎么用 作用 含义 意思 详解 教程 例子 示例 区别 不同 原因 方法 办法").split(/\s+/));
+
+var docs = [];      // [{doc, page, boost, fields: {title, text, words}, tokens, pairs, length}]
+var vocabulary = new Set();
+var averageLength = 1;
+var pageLength = new Map(), averagePageLength = 1;
+var articles = new Map();  // page location -> its own entry (the h1 and the text before the first heading)
+
+function normalize(s) {
+  return (s || "").normalize("NFKC").toLowerCase().replace(/\u200b/g, "");
+}
+
+function stripTags(html) {
+  return (html || "").replace(/<[^>]*>/g, " ").replace(/&lt;/g, "<").replace(/&gt;/g, ">")
+    .replace(/&quot;/g, "\"").replace(/&#39;/g, "'").replace(/&amp;/g, "&");
+}
+
+/* Latin tokens of a text, each also without its leading/trailing underscores and split at
+ * inner ones, so `scatter_` finds `scatter` and `kaiming normal` finds `kaiming_normal_`. */
+function latinTokens(text) {
+  var out = [];
+  (text.match(LATIN) || []).forEach(function (t) {
+    out.push(t);
+    var bare = t.replace(/^_+|_+$/g, "");
+    if (bare && bare !== t) out.push(bare);
+    if (bare.indexOf("_") > 0) bare.split(/_+/).forEach(function (p) { if (p) out.push(p); });
+  });
+  return out;
+}
+
+function setup(index) {
+  vocabulary = new Set();
+  docs = index.docs.map(function (doc) {
+    var raw = { title: stripTags(doc.title), text: stripTags(doc.text), words: doc.words || "" };
+    [raw.title, raw.text, raw.words].forEach(function (s) {  // the words jieba cut (U+200B)
+      (s.match(/[\p{Script=Han}\u200b]+/gu) || []).forEach(function (run) {
+        run.split("\u200b").forEach(function (w) { if (w.length > 1) vocabulary.add(w); });
+      });
+    });
+    raw.words.split("|").forEach(function (w) {  // readers' words, whole
+      w = normalize(w).trim();
+      (w.match(HAN_RUN) || []).forEach(function (run) { if (run.length > 1) vocabulary.add(run); });
+    });
+    var fields = { title: normalize(raw.title), text: normalize(raw.text), words: normalize(raw.words) };
+    var tokens = new Map();
+    var length = 0;
+    Object.keys(fields).forEach(function (name) {
+      latinTokens(fields[name]).forEach(function (t) {
+        var key = name + ":" + t;
+        tokens.set(key, (tokens.get(key) || 0) + 1);
+        tokens.set("*:" + t, 1);
+        length++;
+      });
+      length += (fields[name].match(/\p{Script=Han}/gu) || []).length / 2;
+    });
+    var plain = (fields.title + " " + fields.text).match(LATIN) || [];
+    var pairs = new Set();
+    var words = plain.filter(function (t) { return !/\d/.test(t); });
+    for (var i = 1; i < words.length; i++) pairs.add(words[i - 1] + " " + words[i]);
+    return {
+      doc: doc, page: doc.location.split("#")[0], boost: typeof doc.boost === "number" ? doc.boost : 1,
+      fields: fields, tokens: tokens, prefixes: Array.from(tokens.keys()).filter(function (k) {
+        return k.charAt(0) === "*";
+      }).map(function (k) { return k.slice(2); }), pairs: pairs, length: Math.max(length, 1)
+    };
+  });
+  averageLength = docs.reduce(function (s, d) { return s + d.length; }, 0) / Math.max(docs.length, 1);
+  pageLength = new Map();
+  articles = new Map();
+  docs.forEach(function (d) {
+    pageLength.set(d.page, (pageLength.get(d.page) || 0) + d.length);
+    if (d.doc.location === d.page) articles.set(d.page, d);
+  });
+  averagePageLength = docs.length / Math.max(pageLength.size, 1) * averageLength;
+}
+
+/* Whether a word is in the page's title (its h1): the page is about it. */
+function inTitle(page, word) {
+  var article = articles.get(page);
+  if (!article) return false;
+  return word.han ? article.fields.title.indexOf(word.value) !== -1 : article.tokens.has("title:" + word.value);
+}
+
+/* A run of Chinese characters cut into words: the longest word of the index's vocabulary
+ * (or a stop word) at each position; characters between known words stay together. */
+function cut(run) {
+  var out = [], pending = "", i = 0;
+  function flush() { if (pending) out.push(pending); pending = ""; }
+  while (i < run.length) {
+    var found = 0;
+    for (var n = Math.min(MAX_WORD, run.length - i); n >= 1 && !found; n--) {
+      var w = run.substr(i, n);
+      if ((n > 1 && vocabulary.has(w)) || STOP.has(w)) found = n;
+    }
+    if (found) { flush(); out.push(run.substr(i, found)); i += found; } else { pending += run[i]; i++; }
+  }
+  flush();
+  return out;
+}
+
+/* The query's words, in order: Latin tokens and Chinese words, stop words marked. */
+function parse(query) {
+  var words = [];
+  (normalize(query).match(TOKEN) || []).forEach(function (piece) {
+    if (/\p{Script=Han}/u.test(piece)) cut(piece).forEach(function (w) { words.push({ value: w, han: true }); });
+    else words.push({ value: piece, han: false });
+  });
+  words.forEach(function (w) { w.stop = STOP.has(w.value) || /^\d+$/.test(w.value); });  // a reader's own numbers
+  var seen = new Set();
+  var distinct = words.filter(function (w) { return !seen.has(w.value) && seen.add(w.value); });
+  var content = distinct.filter(function (w) { return !w.stop; });
+  var latin = (normalize(query).match(LATIN) || []).filter(function (t) { return !/\d/.test(t); });
+  var pairs = [];
+  for (var i = 1; i < latin.length; i++) pairs.push(latin[i - 1] + " " + latin[i]);
+  return { words: content.length ? content : distinct, pairs: latin.length >= PHRASE ? pairs : [] };
+}
+
+function count(haystack, needle) {
+  var n = 0, at = haystack.indexOf(needle);
+  while (at !== -1) { n++; at = haystack.indexOf(needle, at + needle.length); }
+  return n;
+}
+
+/* How a word occurs in a doc: strength (1 whole, less for a prefix or for some of an unknown
+ * run's character pairs, 0 absent) and its weighted frequency over the fields. */
+function occurrence(d, word) {
+  var tf = 0, strength = 0;
+  if (word.han) {
+    Object.keys(FIELD_WEIGHT).forEach(function (f) { tf += FIELD_WEIGHT[f] * count(d.fields[f], word.value); });
+    if (tf) return { strength: 1, tf: tf };
+    if (word.value.length < 3) return null;
+    var pairs = 0, found = 0, all = d.fields.title + " " + d.fields.text + " " + d.fields.words;
+    for (var i = 1; i < word.value.length; i++) { pairs++; if (all.indexOf(word.value.substr(i - 1, 2)) !== -1) found++; }
+    return found / pairs >= 0.5 ? { strength: 0.5 * found / pairs, tf: 1 } : null;
+  }
+  Object.keys(FIELD_WEIGHT).forEach(function (f) { tf += FIELD_WEIGHT[f] * (d.tokens.get(f + ":" + word.value) || 0); });
+  if (tf) return { strength: 1, tf: tf };
+  if (word.value.length < 3) return null;
+  for (var j = 0; j < d.prefixes.length; j++)
+    if (d.prefixes[j].lastIndexOf(word.value, 0) === 0) { strength = 0.6; break; }
+  return strength ? { strength: strength, tf: 1 } : null;
+}
+
+var ESCAPE = /[.*+?^${}()|[\]\\]/g;
+
+/* Matched words wrapped in <mark data-md-highlight>, in text outside HTML tags only. */
+function highlight(html, words) {
+  if (!words.length) return html;
+  var alternatives = words.map(function (w) {
+    var v = w.value.replace(ESCAPE, "\\$&");
+    return w.han ? v : "(?<![a-z0-9_])" + v + (w.value.length >= 3 ? "[a-z0-9_]*" : "(?![a-z0-9_])");
+  });
+  alternatives.sort(function (a, b) { return b.length - a.length; });
+  var re = new RegExp(alternatives.join("|"), "giu");
+  return html.replace(/\u200b/g, "").split(/(<[^>]*>)/).map(function (part) {
+    return part.charAt(0) === "<" ? part : part.replace(re, "<mark data-md-highlight>$&</mark>");
+  }).join("");
+}
+
+function search(query) {
+  var q = parse(query);
+  if (!q.words.length) return { items: [] };
+  var n = docs.length, matches = [], df = q.words.map(function () { return 0; });
+  docs.forEach(function (d) {
+    var found = q.words.map(function (w) { return occurrence(d, w); });
+    if (!found.some(Boolean)) return;
+    found.forEach(function (o, i) { if (o) df[i]++; });
+    var pairs = 0;
+    q.pairs.forEach(function (p) { if (d.pairs.has(p)) pairs++; });
+    matches.push({ d: d, found: found, pairs: pairs });
+  });
+  var idf = df.map(function (x) { return Math.log(1 + (n - x + 0.5) / (x + 0.5)); });
+  var total = idf.reduce(function (s, x) { return s + x; }, 0) || 1;
+  var pages = new Map();
+  matches.forEach(function (m) {
+    var bm25 = 0;
+    m.found.forEach(function (o, i) {
+      if (!o) return;
+      var norm = o.tf * (K1 + 1) / (o.tf + K1 * (1 - B + B * m.d.length / averageLength));
+      bm25 += idf[i] * o.strength * norm;
+    });
+    m.bm25 = bm25;
+    var page = pages.get(m.d.page);
+    if (!page) {
+      page = { members: [], strength: q.words.map(function () { return 0; }), tf: q.words.map(function () { return 0; }),
+               pairs: 0, boost: m.d.boost };
+      pages.set(m.d.page, page);
+    }
+    m.found.forEach(function (o, i) {
+      if (!o) return;
+      page.strength[i] = Math.max(page.strength[i], o.strength);
+      page.tf[i] += o.tf;
+    });
+    page.pairs = Math.max(page.pairs, m.pairs);
+    page.members.push(m);
+  });
+  /* A page's rank: how much of the query it holds (level), then BM25 over the whole page,
+   * with a bonus for each word in its title. */
+  var ranked = [];
+  pages.forEach(function (page, location) {
+    var coverage = page.strength.reduce(function (s, x, i) { return s + x * idf[i]; }, 0) / total;
+    if (q.pairs.length) coverage = (coverage + page.pairs / q.pairs.length) / 2;
+    var level = Math.floor(coverage * page.boost * 10 + 1e-9);
+    var length = (pageLength.get(location) || 1) / averagePageLength, bm25 = 0;
+    q.words.forEach(function (w, i) {
+      if (!page.tf[i]) return;
+      bm25 += idf[i] * page.strength[i] * page.tf[i] * (K1 + 1) / (page.tf[i] + K1 * (1 - B + B * length));
+      if (inTitle(location, w)) bm25 += TITLE_BONUS * idf[i];
+    });
+    page.score = level + bm25 / (bm25 + 10);
+    page.location = location;
+    ranked.push(page);
+  });
+  ranked.sort(function (a, b) { return b.score - a.score || (a.location < b.location ? -1 : 1); });
+  var items = ranked.map(function (page) {
+    var members = page.members.map(function (m) {
+      var matched = q.words.filter(function (_, i) { return m.found[i]; });
+      var terms = {};
+      q.words.forEach(function (w, i) { terms[w.value] = !!m.found[i]; });
+      var doc = Object.assign({}, m.d.doc);
+      delete doc.words;
+      doc.title = highlight(doc.title, matched);
+      doc.text = highlight(doc.text, matched);
+      return Object.assign(doc, { score: m.bm25, terms: terms });
+    });
+    members.sort(function (a, b) { return b.score - a.score; });
+    if (!members.some(function (m) { return m.location === page.location; })) {
+      var article = docs.find(function (d) { return d.doc.location === page.location; });
+      if (article) {
+        var doc = Object.assign({}, article.doc, { score: 0, terms: {} });
+        delete doc.words;
+        members.push(doc);
+      }
+    }
+    return members;
+  });
+  return { items: items };
+}
+
+self.addEventListener("message", function (event) {
+  var message = event.data;
+  if (message.type === SETUP) {
+    setup(message.data);
+    self.postMessage({ type: READY });
+  } else if (message.type === QUERY) {
+    var data;
+    try { data = search(message.data); } catch (e) { console.warn(e); data = { items: [] }; }
+    self.postMessage({ type: RESULT, data: data });
+  }
+});
