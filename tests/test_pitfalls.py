@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fieldnotes.languages import LANGS
-from fieldnotes.pitfalls import TORCH, PitfallError, check_proofs, check_twins, load
+from fieldnotes.languages import LANGS, TEXT
+from fieldnotes.pitfalls import TORCH, PitfallError, check_proofs, check_twins, load, render_index, render_section
+from fieldnotes.store import environment
 from sitebuild import FENCE, ROOT, make_project, run, soup
 
 GOOD = {"id": "demo-zeros", "apis": ["torch.zeros"], "severity": "low", "gpu": False,
@@ -127,3 +128,60 @@ def test_index_lists_every_pitfall_and_links_to_its_anchor(built_site, lang):
         heading = html.find(id=anchor)
         assert heading is not None and heading.name == "h3", href
         assert html.select(".md-tags .md-tag"), f"{target}: no tags"
+
+
+def _words(text: str) -> str:
+    """Lowercase words only: what a reader's search matches, without punctuation and code marks."""
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def _messages(symptom: str) -> list[str]:
+    """The error messages a symptom quotes: backticked spans with 4+ words of 3+ letters."""
+    return [_words(s) for s in re.findall(r"`([^`]+)`", symptom) if len(re.findall(r"[A-Za-z]{3,}", s)) >= 4]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_one_pitfall_one_place(lang):
+    """No two pitfalls share a symptom (issue 11): a reader who looks a symptom up finds one entry,
+    whose cause and fix name every cause and link to the sections that show them; other pages
+    link to it. Near-duplicates: normalized symptoms with a SequenceMatcher ratio >= 0.7, or the
+    same quoted error message (one message's words inside the other's)."""
+    from difflib import SequenceMatcher
+    from itertools import combinations
+
+    entries = [(uri, p.id, _words(p.symptom), _messages(p.symptom))
+               for uri, ps in site_pitfalls(lang).items() for p in ps]
+    problems = []
+    for (uri_a, id_a, a, msgs_a), (uri_b, id_b, b, msgs_b) in combinations(entries, 2):
+        ratio = SequenceMatcher(None, a, b).ratio()
+        same = [m for m in msgs_a for n in msgs_b if f" {m} " in f" {n} " or f" {n} " in f" {m} "]
+        if ratio >= 0.7 or same:
+            why = f"the same message `{same[0]}`" if same else f"similar symptoms (ratio {ratio:.2f})"
+            problems.append(f"{uri_a}#{id_a} and {uri_b}#{id_b}: {why}: merge them into one entry, "
+                            "and link to it from the other page")
+    assert not problems, f"{lang}: near-duplicate pitfalls:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_only_what_ran_is_called_verified(tmp_path, lang):
+    """A ``gpu: true`` pitfall on a build without CUDA says it was not run, never "verified";
+    the index counts only what ran."""
+    t = TEXT[lang]
+    path = write(tmp_path, page([GOOD, {**GOOD, "id": "demo-gpu", "gpu": True, "proof": ["on-gpu"]}]), lang)
+    pitfalls = load(path, tmp_path / lang)
+    cpu = render_section(pitfalls, lang, gpu=False)
+    gpu_section = cpu.split("{#demo-gpu}")[1]
+    assert t["not_run"] in gpu_section and t["verified"] not in gpu_section, cpu
+    assert t["verified"] in cpu.split("{#demo-gpu}")[0], "a CPU pitfall that ran is verified"
+    assert t["not_run"] not in render_section(pitfalls, lang, gpu=True)
+    groups = [("demo", "Demo", [("demo.md", "Demo", pitfalls)])]
+    index = render_index(groups, lang, gpu=False, device="CPU (x86_64)")
+    assert t["total"].format(total=2, ran=1, torch=environment()["torch"], device="CPU (x86_64)") in index
+    assert t["total_gpu"].format(gpu=1) in index and t["not_run"] in index
+    assert t["total_gpu"].format(gpu=1) not in render_index(groups, lang, gpu=True, device="NVIDIA H200")
+
+
+def test_security_is_a_severity_of_its_own(tmp_path):
+    assert "severity must be one of" not in problems_of(tmp_path, {"severity": "security"})
+    checkpoints = {p.id: p for p in load(ROOT / "docs/en/training/checkpoints.md", ROOT / "docs/en")}
+    assert checkpoints["checkpoint-weights-only-false-runs-code"].severity == "security"

@@ -31,10 +31,11 @@ from mkdocs.utils.meta import get_data
 
 from fieldnotes.blocks import BlockError, find_root, read_blocks, relpath
 from fieldnotes.languages import LANGS, TEXT
+from fieldnotes.store import environment
 
 log = logging.getLogger("mkdocs.hooks.pitfalls")
 
-SEVERITIES = ("high", "medium", "low")
+SEVERITIES = ("security", "high", "medium", "low")  # security: a risk, not a wrong result
 NEUTRAL = ("id", "apis", "severity", "gpu", "verified", "proof")  # equal in every language
 TEXTS = ("symptom", "cause", "fix")  # written in the page's language
 FIELDS = {"id": str, "apis": list, "severity": str, "gpu": bool, "verified": list, "proof": list,
@@ -175,16 +176,24 @@ def check_twins(path: Path, docs_dir: Path, langs: list[str]) -> list[str]:
     return problems
 
 
-def render_section(pitfalls: list[Pitfall], lang: str) -> str:
-    """The page's Pitfalls section: one h3 per pitfall (its own search result and anchor)."""
+def gpu_runs() -> bool:
+    """Whether this build runs GPU-marked code (it has CUDA): only then is a ``gpu: true``
+    pitfall shown by code that ran here."""
+    return not environment()["device"].startswith("CPU")
+
+
+def render_section(pitfalls: list[Pitfall], lang: str, gpu: bool = False) -> str:
+    """The page's Pitfalls section: one h3 per pitfall (its own search result and anchor).
+    ``gpu``: whether this build ran GPU-marked code; if not, a ``gpu: true`` pitfall says so
+    instead of "verified"."""
     t = TEXT[lang]
     out = [f"## {t['section']} {{#pitfalls}}", ""]
     for p in pitfalls:
         proofs = " · ".join(f"[{t['proof']}](#{a})" for a in p.proof)
         facts = [f"{t['apis']}: " + ", ".join(f"`{a}`" for a in p.apis),
                  f'<span class="fn-severity fn-severity-{p.severity}">{t["severity"][p.severity]}</span>',
-                 f"{t['verified']} {', '.join(p.verified)}"]
-        if p.gpu:
+                 f"{t['verified']} {', '.join(p.verified)}" if gpu or not p.gpu else t["not_run"]]
+        if p.gpu and gpu:
             facts.append(t["needs_gpu"])
         out += [f"### {p.symptom.strip()} {{#{p.id}}}", "",
                 f'<p class="fn-pitfall-facts">{" · ".join(_inline(f) for f in facts)}</p>', "",
@@ -203,8 +212,11 @@ def _escape(s: str) -> str:
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def render_index(groups: list[tuple[str, str, list[tuple[str, str, list[Pitfall]]]]], lang: str) -> str:
-    """The index: one table per topic (nav section), rows linking to each pitfall's anchor."""
+def render_index(groups: list[tuple[str, str, list[tuple[str, str, list[Pitfall]]]]], lang: str,
+                 gpu: bool = False, device: str = "CPU") -> str:
+    """The index: one table per topic (nav section), rows linking to each pitfall's anchor;
+    at the end, how many of them were shown by code that ran on this build (``gpu``: whether
+    it ran GPU-marked code, on ``device``)."""
     t = TEXT[lang]
     total = sum(len(ps) for _, _, pages in groups for _, _, ps in pages)
     out = []
@@ -214,13 +226,14 @@ def render_index(groups: list[tuple[str, str, list[tuple[str, str, list[Pitfall]
                 "|---|---|---|---|"]
         for uri, title, pitfalls in pages:
             for p in pitfalls:
-                gpu = f" <small>({t['needs_gpu']})</small>" if p.gpu else ""
-                out.append(f"| [{_cell(p.symptom)}]({uri}#{p.id}){gpu} | "
+                label = f" <small>({t['needs_gpu'] if gpu else t['not_run']})</small>" if p.gpu else ""
+                out.append(f"| [{_cell(p.symptom)}]({uri}#{p.id}){label} | "
                            f"{', '.join(f'`{_cell(a)}`' for a in p.apis)} | "
                            f"{t['sev_short'][p.severity]} | [{_cell(title)}]({uri}) |")
         out.append("")
-    versions = sorted({v for _, _, pages in groups for _, _, ps in pages for p in ps for v in p.verified})
-    out.append(t["total"].format(total=total, versions=", ".join(versions)))
+    not_run = 0 if gpu else sum(p.gpu for _, _, pages in groups for _, _, ps in pages for p in ps)
+    out.append(t["total"].format(total=total, ran=total - not_run, torch=environment()["torch"], device=device)
+               + (t["total_gpu"].format(gpu=not_run) if not_run else ""))
     return "\n".join(out) + "\n"
 
 
@@ -284,12 +297,12 @@ def _pages(item):
 def on_page_markdown(markdown, page, config, files):
     lang = config.theme["language"] if config.theme["language"] in LANGS else "en"
     if INDEX_MARKER in markdown:
-        return markdown.replace(INDEX_MARKER, render_index(_groups, lang))
+        return markdown.replace(INDEX_MARKER, render_index(_groups, lang, gpu_runs(), environment()["device"]))
     pitfalls = _pitfalls.get(page.file.src_uri)
     if not pitfalls:
         return markdown
     page.meta["tags"] = sorted({a for p in pitfalls for a in p.apis} | set(page.meta.get("tags", [])))
-    return markdown.rstrip() + "\n\n" + render_section(pitfalls, lang)
+    return markdown.rstrip() + "\n\n" + render_section(pitfalls, lang, gpu_runs())
 
 
 def main(argv: list[str]) -> int:
@@ -310,7 +323,7 @@ def main(argv: list[str]) -> int:
                 print("ERROR", problem)
                 status = 1
             print(f"\n===== {relpath(path)}: {len(pitfalls)} pitfalls\n")
-            print(render_section(pitfalls, lang))
+            print(render_section(pitfalls, lang, gpu_runs()))
     return status
 
 
