@@ -103,8 +103,8 @@ def messages(lang: str, site: Path) -> dict[str, set[str]]:
     found: dict[str, set[str]] = {}
     for uri, pitfalls in site_pitfalls(lang).items():
         for p in pitfalls:
-            for span in re.findall(r"`([^`]{20,})`", p.symptom):
-                if len(re.findall(r"[A-Za-z]{3,}", span)) >= 4:  # a message, not a fragment of one
+            for span in re.findall(r"`([^`]+)`", p.symptom):  # the code spans, in order
+                if len(span) >= 20 and len(re.findall(r"[A-Za-z]{3,}", span)) >= 4:  # a message
                     found.setdefault(span, set()).add(f"{uri.removesuffix('.md')}/#{p.id}")
     index = json.loads((site / lang / "search" / "search_index.json").read_text(encoding="utf-8"))
     text: dict[str, str] = {}

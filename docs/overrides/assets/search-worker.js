@@ -12,7 +12,8 @@
  *   character pairs.
  * - Ranking: first by how much of the query a page holds (words weighted by rarity), so the
  *   page with every word comes first and pages with some of them follow, by how many; a
- *   pasted error message counts its word pairs in order, so the page quoting it wins; pages
+ *   page that has the query's words together and in order gains a step, and a pasted error
+ *   message (six words or more) counts its word pairs in order, so the page quoting it wins; pages
  *   whose front matter lowers `search.boost` (the pitfall index, tags) come after topic
  *   pages; then a BM25 score orders pages that hold as much of the query.
  * The index is Material's search_index.json, with readers' words added by
@@ -24,10 +25,12 @@ var HAN_RUN = /\p{Script=Han}+/gu;
 var TOKEN = /[\p{Script=Han}]+|[a-z0-9_]+/gu;
 var LATIN = /[a-z0-9_]+/g;
 var MAX_WORD = 8;       // longest Chinese word the query cutter looks for
+var EXACT = 0.3;         // added to the share of the query a page holds when it has the query's Latin words in order
 var PHRASE = 6;         // Latin words from which a query is taken for a pasted message (word pairs count)
 var FIELD_WEIGHT = { title: 3, text: 1, words: 2 };
 var K1 = 1.2, B = 0.75; // BM25
-var TITLE_BONUS = 1.5;  // per query word in a page's h1, times the word's idf
+var B_PAGE = 0.3;       // a long page is normalised less: a topic's own page is often the longest
+var TITLE_BONUS = 1.5;  // per query word in a page's h1 or its readers' words, times the word's idf
 var STOP = new Set((
   "a an and are as at be but by can do does doing did for from how i if in into is it its me my " +
   "not of on or should so than that the their then there these this to too vs was we what when where " +
@@ -36,6 +39,8 @@ var STOP = new Set((
   "的 了 吗 呢 吧 啊 是 在 和 与 及 或 我 你 他 它 就 都 也 要 会 能 把 被 让 给 对 用 从 " +
   "为什么 怎么 怎么办 怎样 如何 什么 哪里 哪个 还是 一直 一个 这个 那个 时候 之后 之前 以后 " +
   "有 有什么 问题 请问 解决 " +
+  // a negation says what the reader sees, not what a page is about: "结果不可复现"
+  "不 不可 不能 无法 没法 不会 不是 没有 " +
   // what a query asks for, not what it is about: "scatter 用法", "view 和 reshape 区别"
   "usage example examples tutorial explained explanation difference meaning correct correctly properly " +
   "用法 使用 怎么用 作用 含义 意思 详解 教程 例子 示例 区别 不同 原因 方法 办法").split(/\s+/));
@@ -97,9 +102,10 @@ function setup(index) {
     var pairs = new Set();
     var words = plain.filter(function (t) { return !/\d/.test(t); });
     for (var i = 1; i < words.length; i++) pairs.add(words[i - 1] + " " + words[i]);
+    var sequence = " " + words.join(" ") + " ";  // for a query's words found together, in order
     return {
       doc: doc, page: doc.location.split("#")[0], boost: typeof doc.boost === "number" ? doc.boost : 1,
-      fields: fields, tokens: tokens, prefixes: Array.from(tokens.keys()).filter(function (k) {
+      fields: fields, sequence: sequence, tokens: tokens, prefixes: Array.from(tokens.keys()).filter(function (k) {
         return k.charAt(0) === "*";
       }).map(function (k) { return k.slice(2); }), pairs: pairs, length: Math.max(length, 1)
     };
@@ -114,11 +120,13 @@ function setup(index) {
   averagePageLength = docs.length / Math.max(pageLength.size, 1) * averageLength;
 }
 
-/* Whether a word is in the page's title (its h1): the page is about it. */
-function inTitle(page, word) {
+/* Whether the page is about a word: it is in the page's title (its h1), or among the readers'
+ * words given for the whole page (docs/search-aliases.<lang>.yml). */
+function about(page, word) {
   var article = articles.get(page);
   if (!article) return false;
-  return word.han ? article.fields.title.indexOf(word.value) !== -1 : article.tokens.has("title:" + word.value);
+  if (word.han) return article.fields.title.indexOf(word.value) !== -1 || article.fields.words.indexOf(word.value) !== -1;
+  return article.tokens.has("title:" + word.value) || article.tokens.has("words:" + word.value);
 }
 
 /* A run of Chinese characters cut into words: the longest word of the index's vocabulary
@@ -152,7 +160,8 @@ function parse(query) {
   var latin = (normalize(query).match(LATIN) || []).filter(function (t) { return !/\d/.test(t); });
   var pairs = [];
   for (var i = 1; i < latin.length; i++) pairs.push(latin[i - 1] + " " + latin[i]);
-  return { words: content.length ? content : distinct, pairs: latin.length >= PHRASE ? pairs : [] };
+  return { words: content.length ? content : distinct, pairs: latin.length >= PHRASE ? pairs : [],
+           phrase: latin.length >= 2 ? " " + latin.join(" ") + " " : null };
 }
 
 function count(haystack, needle) {
@@ -207,7 +216,8 @@ function search(query) {
     found.forEach(function (o, i) { if (o) df[i]++; });
     var pairs = 0;
     q.pairs.forEach(function (p) { if (d.pairs.has(p)) pairs++; });
-    matches.push({ d: d, found: found, pairs: pairs });
+    var exact = q.phrase !== null && d.sequence.indexOf(q.phrase) !== -1;
+    matches.push({ d: d, found: found, pairs: pairs, exact: exact });
   });
   var idf = df.map(function (x) { return Math.log(1 + (n - x + 0.5) / (x + 0.5)); });
   var total = idf.reduce(function (s, x) { return s + x; }, 0) || 1;
@@ -223,7 +233,7 @@ function search(query) {
     var page = pages.get(m.d.page);
     if (!page) {
       page = { members: [], strength: q.words.map(function () { return 0; }), tf: q.words.map(function () { return 0; }),
-               pairs: 0, boost: m.d.boost };
+               pairs: 0, exact: false, boost: m.d.boost };
       pages.set(m.d.page, page);
     }
     m.found.forEach(function (o, i) {
@@ -232,20 +242,22 @@ function search(query) {
       page.tf[i] += o.tf;
     });
     page.pairs = Math.max(page.pairs, m.pairs);
+    page.exact = page.exact || m.exact;
     page.members.push(m);
   });
   /* A page's rank: how much of the query it holds (level), then BM25 over the whole page,
-   * with a bonus for each word in its title. */
+   * with a bonus for each word in its title or its readers' words. */
   var ranked = [];
   pages.forEach(function (page, location) {
     var coverage = page.strength.reduce(function (s, x, i) { return s + x * idf[i]; }, 0) / total;
     if (q.pairs.length) coverage = (coverage + page.pairs / q.pairs.length) / 2;
+    if (page.exact) coverage += EXACT;  // the query's words, together and in order
     var level = Math.floor(coverage * page.boost * 10 + 1e-9);
     var length = (pageLength.get(location) || 1) / averagePageLength, bm25 = 0;
     q.words.forEach(function (w, i) {
       if (!page.tf[i]) return;
-      bm25 += idf[i] * page.strength[i] * page.tf[i] * (K1 + 1) / (page.tf[i] + K1 * (1 - B + B * length));
-      if (inTitle(location, w)) bm25 += TITLE_BONUS * idf[i];
+      bm25 += idf[i] * page.strength[i] * page.tf[i] * (K1 + 1) / (page.tf[i] + K1 * (1 - B_PAGE + B_PAGE * length));
+      if (about(location, w)) bm25 += TITLE_BONUS * idf[i];
     });
     page.score = level + bm25 / (bm25 + 10);
     page.location = location;

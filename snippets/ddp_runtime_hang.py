@@ -1,0 +1,39 @@
+"""One rank runs a collective that the other does not, with short timeouts.
+
+--extra R    the rank that runs one extra all_reduce (say, a metric logged inside `if rank == R`)
+--monitored  all ranks meet at dist.monitored_barrier() before the next collective"""
+import argparse
+import datetime
+import os
+import re
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--extra", type=int, default=0)
+parser.add_argument("--monitored", action="store_true")
+args = parser.parse_args()
+
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=3))  # the default is 30 min
+rank = dist.get_rank()
+try:
+    if rank == args.extra:
+        dist.all_reduce(torch.ones(1))  # only this rank
+    if args.monitored:
+        dist.monitored_barrier(timeout=datetime.timedelta(seconds=2))
+    dist.all_reduce(torch.ones(4))  # every rank: say, the gradients
+    sys.stdout.write(f"rank {rank}: finished\n")
+except RuntimeError as e:
+    message = str(e).splitlines()[0]
+    message = re.sub(r"^\[\S+\] ", "", message)  # the C++ source location
+    message = re.sub(r", TensorDtypes=.*?\(nullopt\)\)\)", ")", message)  # dtype and device details
+    message = message.split(".Collectives differ")[0]
+    sys.stdout.write(f"rank {rank}: RuntimeError: {message}\n")  # one write: ranks write at once
+    sys.stdout.flush()
+    time.sleep(2.5)  # stay up, so that the other rank reports its own error, not a closed connection
+    os._exit(1)
+sys.stdout.flush()
+os._exit(0)
