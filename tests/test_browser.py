@@ -15,6 +15,7 @@ import pytest
 
 from fieldnotes.blocks import read_blocks
 from fieldnotes.languages import LANGS, MATERIAL_UI
+from accessibility import THEME, Violation, audit, audit_both_schemes, toggle_scheme
 from browsing import STILL, in_browsers
 from sitebuild import ROOT, SCREENSHOTS, write_report
 
@@ -84,9 +85,11 @@ def switch_language(page, served: str, lang: str, path: str) -> list[str]:
 @pytest.fixture(scope="module")
 def tour(served, site_pages, built_site) -> dict[str, list]:
     """Every page, as a reader with instant navigation sees it: loaded (requests, console errors,
-    statuses, bytes, a screenshot observed), then switched to the other language. One visit per
-    page serves two tests: the switch (instant navigation) and the page-load checks."""
-    seen: dict[str, list] = {"load": [], "switch": [], "weights": []}
+    statuses, bytes, a screenshot observed), checked by axe in the colour scheme it loaded in and,
+    after a click on the light/dark toggle, in the other, then switched to the other language. One
+    visit per page serves three tests: the switch (instant navigation), the page-load checks and
+    accessibility. (The toggle is remembered, so each browser's pages load in alternate schemes.)"""
+    seen: dict[str, list] = {"load": [], "switch": [], "weights": [], "axe": [], "audited": [], "axe_errors": []}
 
     def visit(browser, item, state) -> list[str]:
         lang, path = item
@@ -109,6 +112,12 @@ def tour(served, site_pages, built_site) -> dict[str, list]:
         seen["weights"].append((weight(built_site.path, urls), where, urls))
         name = re.sub(r"\W+", "-", f"{lang}-{path.strip('/') or 'index'}")
         page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+        try:
+            violations, schemes = audit_both_schemes(page, where)
+            seen["axe"].extend(violations)
+            seen["audited"].extend((where, scheme) for scheme in schemes)
+        except Exception as e:  # noqa: BLE001  (reported by the accessibility test)
+            seen["axe_errors"].append(f"{where}: axe did not run: {type(e).__name__}: {str(e).splitlines()[0]}")
         state["where"] = f"{where} (after the language switch)"
         try:
             return switch_language(page, served, lang, path)
@@ -205,6 +214,60 @@ def test_every_page_loads_only_from_this_site_without_errors_within_budget(tour)
     assert notebooks, "the tour visited no notebook page"
     heavy = [f"{where}: {size / KIB:.0f} KiB" for size, where in notebooks if size >= NOTEBOOK_BUDGET]
     assert not heavy, f"notebook pages at or over {NOTEBOOK_BUDGET // KIB} KiB:\n" + "\n".join(heavy)
+
+
+SCHEMES = ("default", "slate")  # Material's light and dark schemes (mkdocs.yml: theme.palette)
+
+
+def test_every_page_has_no_serious_accessibility_violation_in_either_scheme(tour, site_pages):
+    audited = set(tour["audited"])
+    missing = [f"{lang}/{path} ({scheme})" for lang, path in site_pages for scheme in SCHEMES
+               if (f"{lang}/{path}", scheme) not in audited]
+    write_accessibility(tour["axe"], len(audited))
+    assert not tour["axe_errors"], "\n".join(tour["axe_errors"])
+    assert not missing, "pages axe did not check:\n" + "\n".join(missing)
+    failing = sorted(str(v) for v in tour["axe"] if v.failing)
+    assert not failing, f"{len(failing)} serious or critical axe violations:\n" + "\n".join(failing)
+
+
+def test_accessibility_check_fails_on_a_low_contrast_token_and_an_unnamed_button(served, browser_page):
+    """The check itself: a code token made pale (not the first of its colour, so the sampling must
+    catch it), in each scheme, and an icon button with no name, on a real page."""
+    page = browser_page
+    page.goto(f"{served}/en/tensors/gather/")
+    pale = """([c, id]) => { const seen = new Set();  // a visible word token whose colour an earlier token has
+                 for (const s of document.querySelectorAll('.highlight code span')) {
+                   if (!/[a-z]/.test(s.textContent) || !s.checkVisibility()) continue;
+                   const colour = getComputedStyle(s).color;
+                   if (seen.has(colour)) { s.style.color = c; s.id = id; return; }
+                   seen.add(colour);
+                 } }"""
+    page.evaluate(pale, ["#c8c8c8", "pale"])
+    page.evaluate("document.querySelector('.md-content h1').insertAdjacentHTML('afterend', "
+                  "'<button id=unnamed><svg width=16 height=16></svg></button>')")
+    light = audit(page, "en/tensors/gather/")
+    toggle_scheme(page)
+    page.evaluate(pale, ["#3a3a3a", "pale-dark"])
+    dark = audit(page, "en/tensors/gather/")
+    for violations, scheme, pale_id in ((light, "default", "pale"), (dark, "slate", "pale-dark")):
+        found = {(v.rule, element, v.scheme) for v in violations if v.failing for element in v.elements}
+        assert ("color-contrast", f"#{pale_id}", scheme) in found, violations
+        assert ("button-name", "#unnamed", scheme) in found, violations
+
+
+def write_accessibility(violations: list[Violation], audited: int) -> None:
+    by_rule: dict[tuple[str, str], set[str]] = {}
+    for v in violations:
+        by_rule.setdefault((v.rule, v.impact), set()).add(f"{v.where} ({v.scheme})")
+    lines = ["# Accessibility: axe-core on every page, both colour schemes", "",
+             f"{audited} page views checked (each page in the light and the dark scheme). "
+             "Serious and critical violations fail the tests; the others are listed here.", "",
+             "| rule | impact | page views | why it stays |", "|---|---|---|---|"]
+    lines += [f"| {rule} | {impact} | {len(views)} | {THEME.get(rule, 'not yet looked at')} |"
+              for (rule, impact), views in sorted(by_rule.items())]
+    failing = sum(len(views) for (rule, impact), views in by_rule.items() if impact in ("serious", "critical"))
+    write_report("accessibility.md", lines, f"accessibility: {audited} page views checked by axe, "
+                 f"{failing} with serious or critical violations, {len(by_rule)} rules reported")
 
 
 def is_notebook(where: str) -> bool:

@@ -1,0 +1,112 @@
+"""axe-core on a loaded page, in the colour scheme it shows and in the other one.
+
+axe (bundled by ``axe-playwright-python``, which pins its version) is injected into the page and
+run with its default rules (WCAG 2.0-2.2 A/AA and best practices). What fails the tests: a
+``serious`` or ``critical`` violation. Nothing is turned off; ``THEME`` records, with the reason,
+what the theme itself does that axe reports at a lower impact and the site leaves as is.
+
+Why code tokens are sampled: axe's colour-contrast rule checks every element with text, and a
+page's code blocks hold thousands of Pygments token spans (4,800 on the ``torch.nn.init`` page),
+which made one run take 9 s on that page. Two spans with the same computed colour, font and
+background have the same contrast, so the code blocks whose tokens are spans are excluded and,
+inside them, the first span of each (colour, weight, style, size, background behind it) is
+included again (axe's nested include); the other token spans are then unwrapped to their text,
+after the page's screenshot, since every axe rule walks the whole tree (6,500 elements -> 1,800 on
+that page). Output blocks (plain text, no spans) and inline code are checked whole. The same page
+then takes 2-3 s; a changed colour on any one token still fails, because that token's colour makes
+it a sample of its own (``test_accessibility_check_fails_...`` in ``test_browser.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from axe_playwright_python.base import AXE_SCRIPT
+
+FAILING_IMPACTS = ("serious", "critical")
+
+THEME = {
+    "landmark-unique": "moderate: Material 9.8 puts each code block's copy button in an unlabelled "
+                       "<nav class='md-code__nav'>, so a page has several nav landmarks of the same name",
+}
+"""Violations below FAILING_IMPACTS that come from the theme, left with the reason (reported, not failing)."""
+
+SAMPLE_CODE = r"""() => {
+  const opaque = el => {
+    for (; el; el = el.parentElement) {
+      const bg = getComputedStyle(el).backgroundColor;
+      if (bg !== 'rgba(0, 0, 0, 0)' && bg !== 'transparent') return bg;
+    }
+    return 'none';
+  };
+  const seen = new Set();
+  for (const code of document.querySelectorAll('.highlight pre > code')) {
+    const own = [...code.childNodes].filter(n => n.nodeType === Node.TEXT_NODE).map(n => n.data).join('');
+    if (/[\p{L}\p{N}]/u.test(own)) continue;  // words outside token spans: the block is checked whole
+    code.setAttribute('data-axe-tokens', '');
+    for (const span of code.querySelectorAll('span')) {
+      if (!/[\p{L}\p{N}]/u.test(span.textContent)) continue;  // axe skips punctuation-only text
+      const s = getComputedStyle(span);
+      const key = [s.color, s.fontWeight, s.fontStyle, s.fontSize, s.textDecorationLine, opaque(span)].join('|');
+      if (!seen.has(key)) { seen.add(key); span.setAttribute('data-axe-sample', ''); }
+    }
+    for (const span of [...code.querySelectorAll('span:not([data-axe-sample])')])
+      if (!span.querySelector('[data-axe-sample]')) span.replaceWith(...span.childNodes);
+  }
+}"""
+
+CONTEXT = {"include": [["html"], ["[data-axe-sample]"]], "exclude": [["[data-axe-tokens]"]]}
+
+
+def scheme(page) -> str:
+    """The colour scheme the page shows (Material's ``data-md-color-scheme``)."""
+    return page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+
+
+@dataclass(frozen=True)
+class Violation:
+    where: str
+    scheme: str
+    rule: str
+    impact: str
+    elements: tuple[str, ...]
+    summary: str
+
+    @property
+    def failing(self) -> bool:
+        return self.impact in FAILING_IMPACTS
+
+    def __str__(self) -> str:
+        shown = ", ".join(self.elements[:5]) + (f" and {len(self.elements) - 5} more" if len(self.elements) > 5 else "")
+        return f"{self.where} ({self.scheme}): {self.rule} ({self.impact}) on {shown}: {self.summary}"
+
+
+def audit(page, where: str) -> list[Violation]:
+    """axe on ``page`` as it is now: every violation, at any impact, naming the page, the colour
+    scheme, the rule, the elements and axe's summary of what to fix."""
+    page.evaluate(SAMPLE_CODE)
+    if not page.evaluate("typeof axe !== 'undefined'"):
+        page.evaluate(AXE_SCRIPT)
+    result = page.evaluate("context => axe.run(context, {resultTypes: ['violations']})", CONTEXT)
+    shown = scheme(page)
+    return [Violation(where, shown, v["id"], v["impact"] or "unknown",
+                      tuple(" ".join(map(str, n["target"])) for n in v["nodes"]),
+                      " ".join(v["nodes"][0].get("failureSummary", "").split())[:300] if v["nodes"] else v["help"])
+            for v in result["violations"]]
+
+
+def toggle_scheme(page) -> str:
+    """Click the header's light/dark toggle, as a reader does; the scheme now shown. Material
+    stores the choice, so the next page this browser context loads comes in that scheme."""
+    before = scheme(page)
+    page.click("form[data-md-component=palette] label.md-header__button:not([hidden])")
+    page.wait_for_function("s => document.body.getAttribute('data-md-color-scheme') !== s", arg=before)
+    return scheme(page)
+
+
+def audit_both_schemes(page, where: str) -> tuple[list[Violation], list[str]]:
+    """axe in the scheme the page loaded in, then in the other: (violations, schemes audited)."""
+    first = audit(page, where)
+    before = scheme(page)
+    toggle_scheme(page)
+    return first + audit(page, where), [before, scheme(page)]
