@@ -216,6 +216,80 @@ def test_every_page_loads_only_from_this_site_without_errors_within_budget(tour)
     assert not heavy, f"notebook pages at or over {NOTEBOOK_BUDGET // KIB} KiB:\n" + "\n".join(heavy)
 
 
+PHONE = {"width": 390, "height": 844}  # CSS pixels of a common phone (iPhone 12-15)
+PHONE_SHOTS = ("", "tensors/scatter/", "nn/init/")  # home, a long topic page, a page with tags and tables
+OPENING = """() => {
+  const article = document.querySelector('article.md-content__inner'), h1 = article.querySelector('h1');
+  const after = e => h1.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING;
+  const shown = e => e.checkVisibility() && e.getBoundingClientRect().height > 0;
+  const before = [...article.querySelectorAll('*')].filter(e => !after(e) && !e.contains(h1) && e !== h1 && shown(e));
+  const p = [...article.querySelectorAll('p')].find(e => after(e) && !e.closest('.admonition, details') && shown(e));
+  const box = p && p.getBoundingClientRect();
+  return {before: before.slice(0, 3).map(e => e.outerHTML.slice(0, 80)), p: p && p.textContent.slice(0, 40),
+          p_top: box && box.top, p_bottom: box && box.bottom, line: p && parseFloat(getComputedStyle(p).lineHeight),
+          width: document.documentElement.scrollWidth};
+}"""
+
+
+def test_on_a_phone_every_page_opens_with_its_title_and_first_paragraph(served, site_pages):
+    """At 390 x 844: nothing is shown above the title in the article; tags, the torch-version note and the
+    table of contents leave at least three lines of the first paragraph (or all of it) on the first
+    screen; nothing is wider than the screen (wide code and outputs scroll inside their block).
+    Screenshots of PHONE_SHOTS in each language: reports/screenshots/phone-*.png."""
+    def check(browser, item, state) -> list[str]:
+        lang, path = item
+        where = f"{lang}/{path}"
+        if "page" not in state:
+            state["page"] = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True,
+                                                has_touch=True).new_page()
+            state["page"].add_init_script(STILL)
+        page = state["page"]
+        page.goto(f"{served}/{where}")
+        problems = phone_problems(page, where)
+        if path in PHONE_SHOTS:
+            name = re.sub(r"\W+", "-", f"phone-{lang}-{path.strip('/') or 'index'}")
+            page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
+        return problems
+
+    shot = [(lang, path) for lang, path in site_pages if path in PHONE_SHOTS]
+    assert len(shot) == len(LANGS) * len(PHONE_SHOTS), f"phone screenshots: pages not in the site: {shot}"
+    problems = in_browsers(site_pages, check)
+    assert not problems, "\n".join(problems)
+
+
+def phone_problems(page, where: str) -> list[str]:
+    """What is wrong with the first screen of ``page`` (loaded at PHONE size), if anything."""
+    got = page.evaluate(OPENING)
+    problems = []
+    if got["width"] > PHONE["width"]:
+        wide = page.evaluate("w => [...document.querySelectorAll('.md-content *')].filter(e => "
+                             "e.getBoundingClientRect().right > w + 1).slice(0, 3).map(e => e.outerHTML.slice(0, 80))",
+                             PHONE["width"])
+        problems.append(f"{where}: the page is {got['width']} px wide on a {PHONE['width']} px screen: {wide}")
+    if got["before"]:
+        problems.append(f"{where}: shown before the title: {got['before']}")
+    if got["p_top"] is None:
+        problems.append(f"{where}: no paragraph after the title")
+    elif min(got["p_bottom"], got["p_top"] + 3 * got["line"]) > PHONE["height"]:
+        problems.append(f"{where}: the first paragraph ({got['p']!r}...) starts at {got['p_top']:.0f} px, "
+                        f"below the first screen ({PHONE['height']} px)")
+    return problems
+
+
+def test_phone_check_fails_on_a_wide_block_a_tag_above_the_title_and_a_pushed_paragraph(served, browser):
+    page = browser.new_context(viewport=PHONE, is_mobile=True).new_page()
+    page.goto(f"{served}/en/tensors/gather/")
+    assert phone_problems(page, "en/tensors/gather/") == []
+    page.evaluate("""() => { const h1 = document.querySelector('article h1');
+        h1.insertAdjacentHTML('beforebegin', '<span class=md-tag>torch.gather</span>');
+        h1.insertAdjacentHTML('afterend', '<div style="height: 900px">a long note</div><pre style="width: 900px">x</pre>'); }""")
+    problems = "\n".join(phone_problems(page, "en/tensors/gather/"))
+    page.context.close()
+    for expected in ("px wide on a 390 px screen", "shown before the title: ['<span class=\"md-tag\">",
+                     "below the first screen"):
+        assert expected in problems, problems
+
+
 SCHEMES = ("default", "slate")  # Material's light and dark schemes (mkdocs.yml: theme.palette)
 
 
