@@ -9,7 +9,8 @@ Why code tokens are sampled: axe's colour-contrast rule checks every element wit
 page's code blocks hold thousands of Pygments token spans (4,800 on the ``torch.nn.init`` page),
 which made one run take 9 s on that page. Two spans with the same computed colour, font and
 background have the same contrast, so the code blocks whose tokens are spans are excluded and,
-inside them, the first span of each (colour, weight, style, size, background behind it) is
+inside them, the first span of each (token class, colour, weight, style, size, background behind
+it: the class too, so the other scheme, audited after the unwrapping below, keeps one of each) is
 included again (axe's nested include); the other token spans are then unwrapped to their text,
 after the page's screenshot, since every axe rule walks the whole tree (6,500 elements -> 1,800 on
 that page). Output blocks (plain text, no spans) and inline code are checked whole. The same page
@@ -47,7 +48,7 @@ SAMPLE_CODE = r"""() => {
     for (const span of code.querySelectorAll('span')) {
       if (!/[\p{L}\p{N}]/u.test(span.textContent)) continue;  // axe skips punctuation-only text
       const s = getComputedStyle(span);
-      const key = [s.color, s.fontWeight, s.fontStyle, s.fontSize, s.textDecorationLine, opaque(span)].join('|');
+      const key = [span.className, s.color, s.fontWeight, s.fontStyle, s.fontSize, s.textDecorationLine, opaque(span)].join('|');
       if (!seen.has(key)) { seen.add(key); span.setAttribute('data-axe-sample', ''); }
     }
     for (const span of [...code.querySelectorAll('span:not([data-axe-sample])')])
