@@ -163,3 +163,16 @@ def test_two_builds_give_identical_pages(built_site, tmp_path):
             if not filecmp.cmp(html, twin, shallow=False):
                 differ.append(str(html.relative_to(built_site.path)))
     assert not differ, f"pages differ between two builds: {differ}"
+
+
+def test_every_output_is_sample_output_not_code(built_site):
+    """Outputs are ``<pre><samp>`` (fieldnotes.outputs): Material's JavaScript mounts only
+    ``pre > code``, and half of a long page's blocks are outputs."""
+    samp, code = 0, []
+    for lang in LANGS:
+        for page in html_pages(built_site.path, lang):
+            html = soup(page)
+            samp += len(html.select(".fn-output pre > samp"))
+            code += [f"{page.relative_to(built_site.path)}" for _ in html.select(".fn-output pre > code")]
+    assert samp > 500, f"only {samp} outputs rendered as <samp>"
+    assert not code, f"outputs still rendered as <pre><code>: {Counter(code).most_common(5)}"
