@@ -234,7 +234,7 @@ OPENING = """() => {
 def test_on_a_phone_every_page_opens_with_its_title_and_first_paragraph(served, site_pages):
     """At 390 x 844: nothing is shown above the title in the article; tags, the torch-version note and the
     table of contents leave at least three lines of the first paragraph (or all of it) on the first
-    screen; nothing is wider than the screen (wide code and outputs scroll inside their block).
+    screen; nothing is wider than the screen (wide code scrolls inside its block, outputs wrap).
     Screenshots of PHONE_SHOTS in each language: reports/screenshots/phone-*.png."""
     def check(browser, item, state) -> list[str]:
         lang, path = item
