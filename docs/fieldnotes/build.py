@@ -25,7 +25,6 @@ from pathlib import Path
 from mkdocs.utils.meta import get_data
 
 from fieldnotes.blocks import Block, BlockError, read_blocks
-from fieldnotes.outputs import as_samp
 from fieldnotes.render import env_note, executed_notebook, render_page
 from fieldnotes.results import PageRun
 from fieldnotes.runs import Runs
@@ -92,9 +91,7 @@ def on_page_markdown(markdown, page, config, files):
 
 
 def on_page_content(html, page, config, files):
-    """Outputs become ``<pre><samp>`` (fieldnotes.outputs); a notebook page gets the same note
-    under its title as a Markdown page."""
-    html = as_samp(html)
+    """A notebook page gets the same note under its title as a Markdown page."""
     env = page.meta.get("fieldnotes_env")
     if env is None or "</h1>" not in html:
         return html

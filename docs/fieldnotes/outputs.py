@@ -25,3 +25,8 @@ OUTPUT = re.compile(
 def as_samp(html: str) -> str:
     """``html`` with every output block's ``<code>`` turned into ``<samp>``."""
     return OUTPUT.sub(lambda m: f'{m["open"]}{m["title"]}<pre><samp>{m["body"]}</samp></pre></div>', html)
+
+
+def on_page_content(html, page, config, files):
+    """MkDocs event (docs/hooks/outputs.py): the page's outputs as ``<pre><samp>``."""
+    return as_samp(html)
