@@ -14,8 +14,9 @@ from urllib.parse import urlsplit
 import pytest
 
 from fieldnotes.blocks import read_blocks
+from fieldnotes.highlight import PLAIN_TOKENS
 from fieldnotes.languages import LANGS, MATERIAL_UI
-from accessibility import THEME, Violation, audit, audit_both_schemes, toggle_scheme
+from accessibility import THEME, Violation, audit, audit_both_schemes, scheme, toggle_scheme
 from browsing import STILL, in_browsers
 from sitebuild import ROOT, SCREENSHOTS, write_report
 
@@ -89,7 +90,8 @@ def tour(served, site_pages, built_site) -> dict[str, list]:
     after a click on the light/dark toggle, in the other, then switched to the other language. One
     visit per page serves three tests: the switch (instant navigation), the page-load checks and
     accessibility. (The toggle is remembered, so each browser's pages load in alternate schemes.)"""
-    seen: dict[str, list] = {"load": [], "switch": [], "weights": [], "axe": [], "audited": [], "axe_errors": []}
+    seen: dict[str, list] = {"load": [], "switch": [], "weights": [], "axe": [], "audited": [], "axe_errors": [],
+                             "focus": [], "blocks": []}
 
     def visit(browser, item, state) -> list[str]:
         lang, path = item
@@ -110,6 +112,9 @@ def tour(served, site_pages, built_site) -> dict[str, list]:
             wait_for_sitemap(page, each)
         urls = page.evaluate(LOADED)
         seen["weights"].append((weight(built_site.path, urls), where, urls))
+        blocks, wrong = page.evaluate(TAB_STOPS)
+        seen["blocks"].append(blocks)
+        seen["focus"].extend(f"{where}: {block}" for block in wrong)
         name = re.sub(r"\W+", "-", f"{lang}-{path.strip('/') or 'index'}")
         page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
         try:
@@ -185,6 +190,84 @@ def test_copy_button_copies_the_code_the_page_shows(served, browser, lang):
     copied = page.evaluate("navigator.clipboard.readText()")
     context.close()
     assert copied.strip() == block.code.strip()
+
+
+OFF_COLOUR = """(tokens) => {  // each plain token, put in the first code block: is it the code's colour?
+  const code = document.querySelector('.md-content .highlight pre > code');
+  const want = getComputedStyle(code).color, off = [];
+  for (const token of tokens) {
+    const span = document.createElement('span');
+    span.className = token; span.textContent = 'x'; code.append(span);
+    const got = getComputedStyle(span).color; span.remove();
+    if (got !== want) off.push(`${token}: ${got}, the code around it: ${want}`);
+  }
+  return off; }"""
+
+
+def off_colour_tokens(page) -> list[str]:
+    """The plain tokens (fieldnotes.highlight) that would not look like the code around them."""
+    return [f"{scheme(page)} {token}" for token in page.evaluate(OFF_COLOUR, list(PLAIN_TOKENS))]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_plain_tokens_look_like_the_code_around_them_in_both_schemes(served, browser_page, lang):
+    """What lets fieldnotes.highlight take their spans out: nothing a reader sees changes."""
+    page = browser_page
+    page.goto(f"{served}/{lang}/tensors/scatter/")
+    off = off_colour_tokens(page)
+    toggle_scheme(page)
+    assert off + off_colour_tokens(page) == []
+
+
+def test_plain_token_check_fails_on_a_coloured_token(served, browser_page):
+    page = browser_page
+    page.goto(f"{served}/en/tensors/scatter/")
+    page.add_style_tag(content=".highlight .p { color: #d52a2a }")
+    assert [line.split(":")[0] for line in off_colour_tokens(page)] == [f"{scheme(page)} p"]
+
+
+MOUNTED = "pre:has(> code) > nav.md-code__nav button[data-md-type=copy], pre:has(> code) > button.md-clipboard"
+
+
+def test_every_code_block_gets_its_copy_button_when_scrolled_to(served, browser_page):
+    """Material mounts code blocks lazily (content.lazy in mkdocs.yml): on a long page only those
+    near the first screen have their copy button on load, and each one gets it on the way down
+    (blocks in a closed admonition are opened first, as a reader would)."""
+    page = browser_page
+    page.goto(f"{served}/zh/tensors/scatter/")
+    on_load = page.locator(f".md-content :is({MOUNTED})").count()
+    page.evaluate("document.querySelectorAll('.md-content details').forEach(d => d.open = true)")
+    blocks = page.locator(".md-content pre:has(> code)")
+    shown = [i for i in range(blocks.count()) if blocks.nth(i).is_visible()]
+    assert 0 < on_load < len(shown) / 2, f"{on_load} of {len(shown)} code blocks mounted on load"
+    for i in shown:
+        blocks.nth(i).scroll_into_view_if_needed()
+        blocks.nth(i).locator(":scope > nav.md-code__nav button[data-md-type=copy], :scope > button.md-clipboard") \
+            .first.wait_for(state="attached", timeout=5000)
+    assert page.locator(f".md-content :is({MOUNTED})").count() == len(shown)
+
+TAB_STOPS = """() => {  // visible code blocks, and those whose tab stop does not match whether they scroll
+  const blocks = [...document.querySelectorAll('.md-content pre > code')].filter(c => c.checkVisibility());
+  return [blocks.length, blocks.filter(c => c.hasAttribute('tabindex') !== (c.scrollWidth > c.clientWidth))
+    .map(c => `block ${[...document.querySelectorAll('pre > code')].indexOf(c) + 1} `
+              + (c.hasAttribute('tabindex') ? 'fits but takes focus' : 'scrolls but cannot take focus'))]; }"""
+
+
+def test_every_code_block_that_scrolls_and_no_other_takes_keyboard_focus(tour):
+    """Before Material mounts a block (content.lazy), fieldnotes.scrolling gave the tab stop; after,
+    Material did: either way a block that scrolls sideways can be focused, and no other block can."""
+    assert sum(tour["blocks"]) > 1000, f"only {sum(tour['blocks'])} code blocks checked"
+    assert not tour["focus"], "\n".join(tour["focus"])
+
+
+def test_tab_stop_check_fails_on_a_wide_block_without_one_and_a_narrow_block_with_one(served, browser_page):
+    page = browser_page
+    page.goto(f"{served}/en/training/checkpoints/")
+    page.evaluate("""() => { const blocks = [...document.querySelectorAll('pre > code')];
+        blocks.filter(c => c.hasAttribute('tabindex')).at(-1).removeAttribute('tabindex');
+        blocks.filter(c => c.scrollWidth <= c.clientWidth).at(-1).setAttribute('tabindex', '0'); }""")
+    _, wrong = page.evaluate(TAB_STOPS)
+    assert sorted(block.split(" ", 2)[2] for block in wrong) == ["fits but takes focus", "scrolls but cannot take focus"]
 
 
 def test_search_index_is_fetched_only_when_the_reader_opens_search(served, browser_page):

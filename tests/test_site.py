@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from fieldnotes.blocks import read_blocks
+from fieldnotes.highlight import PLAIN_TOKENS
 from fieldnotes.languages import LANGS, MATERIAL_UI
 from sitebuild import ROOT, build_site, soup
 
@@ -176,3 +177,27 @@ def test_every_output_is_sample_output_not_code(built_site):
             code += [f"{page.relative_to(built_site.path)}" for _ in html.select(".fn-output pre > code")]
     assert samp > 500, f"only {samp} outputs rendered as <samp>"
     assert not code, f"outputs still rendered as <pre><code>: {Counter(code).most_common(5)}"
+
+
+def test_code_keeps_only_the_token_spans_that_colour_it(built_site):
+    """Names, punctuation, operators and whitespace are plain text in code (fieldnotes.highlight),
+    and the tokens that are coloured keep their spans."""
+    left, coloured = [], 0
+    for lang in LANGS:
+        for page in html_pages(built_site.path, lang):
+            for code in soup(page).select("code"):
+                left += [f"{page.relative_to(built_site.path)}: {span}" for span in code.find_all("span")
+                         if span.get("class") in ([token] for token in PLAIN_TOKENS)][:1]
+                coloured += len(code.select("span.k, span.nb, span.mi, span.s1, span.s2"))
+    assert coloured > 1000, f"only {coloured} keyword, built-in, number and string tokens keep their colour"
+    assert not left, "plain token spans left in code:\n" + "\n".join(left[:10])
+
+
+def test_material_still_mounts_code_blocks_lazily(built_site):
+    """mkdocs.yml turns on ``content.lazy``, a feature in Material's code but not in its docs: if an
+    upgrade drops it, every code block is mounted on load again, and long pages are slow on phones."""
+    bundles = list((built_site.path / "en" / "assets" / "javascripts").glob("bundle.*.min.js"))
+    assert len(bundles) == 1, bundles
+    assert '"content.lazy"' in bundles[0].read_text(encoding="utf-8"), f"{bundles[0].name} has no content.lazy"
+    config = json.loads(soup(built_site.path / "en" / "index.html").select_one("#__config").string)
+    assert "content.lazy" in config["features"]
