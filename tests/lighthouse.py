@@ -191,9 +191,9 @@ def main() -> None:
              "shows the run with the median performance score (all scores in brackets); before and now take turns.", "",
              f"Targets (issue 12): performance >= {TARGETS['performance']}, accessibility >= "
              f"{TARGETS['accessibility']} on every page.", "",
-             "Lighthouse's 4x CPU slowdown stands for a phone when the host is a fast desktop (benchmarkIndex "
-             "about 1500); this host is slower, so 4x here simulates a phone slower than Lighthouse's Moto G "
-             "Power. The last section uses the slowdown Lighthouse's throttling guide gives for this host.", ""]
+             "Lighthouse's 4x CPU slowdown stands for a phone when the host is a desktop of benchmarkIndex about "
+             "1500; this host's index moves a lot from run to run (about 1000 to 2200), so the last section uses "
+             "the slowdown Lighthouse's throttling guide gives for its median index in the runs above.", ""]
     for name, rows in measured.items():
         lines += [f"## {name}: targets {'met' if met[name] else 'NOT met'}", ""] + table(rows) + [""]
     lines += ["## Where a long page's time goes", "",

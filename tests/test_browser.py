@@ -246,6 +246,7 @@ def test_every_code_block_gets_its_copy_button_when_scrolled_to(served, browser_
             .first.wait_for(state="attached", timeout=5000)
     assert page.locator(f".md-content :is({MOUNTED})").count() == len(shown)
 
+
 TAB_STOPS = """() => {  // visible code blocks, and those whose tab stop does not match whether they scroll
   const blocks = [...document.querySelectorAll('.md-content pre > code')].filter(c => c.checkVisibility());
   return [blocks.length, blocks.filter(c => c.hasAttribute('tabindex') !== (c.scrollWidth > c.clientWidth))
