@@ -271,6 +271,34 @@ def test_tab_stop_check_fails_on_a_wide_block_without_one_and_a_narrow_block_wit
     assert sorted(block.split(" ", 2)[2] for block in wrong) == ["fits but takes focus", "scrolls but cannot take focus"]
 
 
+def platform_fonts(page, selector: str) -> set[str]:
+    """The faces Chromium drew the text of the first ``selector`` with (DevTools protocol)."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    node = cdp.send("DOM.querySelector", {"nodeId": cdp.send("DOM.getDocument")["root"]["nodeId"],
+                                          "selector": selector})["nodeId"]
+    return {font["familyName"] for font in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]}
+
+
+def test_chinese_text_gets_a_chinese_face_by_name_and_latin_text_keeps_its_own(served, browser_page):
+    """fieldnotes.css names Simplified Chinese faces on Chinese pages (no fallback search for each
+    run of Chinese text); English pages and the Latin text of Chinese pages keep Material's face."""
+    page = browser_page
+    faces = {}
+    for lang in LANGS:
+        page.goto(f"{served}/{lang}/tensors/scatter/")
+        page.evaluate("""() => { const article = document.querySelector('.md-content article');
+            article.insertAdjacentHTML('beforeend', '<p id=latin>Latin only</p><p id=hanzi>只有汉字</p>'); }""")
+        family = page.evaluate("getComputedStyle(document.getElementById('hanzi')).fontFamily")
+        faces[lang] = (family, platform_fonts(page, "#latin"), platform_fonts(page, "#hanzi"))
+    (zh_family, zh_latin, zh_hanzi), (en_family, en_latin, _) = faces["zh"], faces["en"]
+    assert "PingFang SC" in zh_family and "WenQuanYi Micro Hei" in zh_family, zh_family
+    assert "PingFang SC" not in en_family, en_family
+    assert zh_latin == en_latin, f"Latin text on Chinese pages drawn with {zh_latin}, on English pages {en_latin}"
+    assert zh_hanzi <= {face.strip().strip('"') for face in zh_family.split(",")}, zh_hanzi
+
+
 def test_search_index_is_fetched_only_when_the_reader_opens_search(served, browser_page):
     page = browser_page
     fetched = []
