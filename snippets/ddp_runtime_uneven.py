@@ -4,7 +4,6 @@ import copy
 import datetime
 import os
 import sys
-import time
 
 import torch
 import torch.distributed as dist
