@@ -4,6 +4,7 @@
     python docs/site.py serve [--port 8000]     # build, then serve http://127.0.0.1:8000/
     python docs/site.py build --fresh           # run every page again, ignoring stored runs
     python docs/site.py build --no-exec         # run nothing: prose only, no outputs
+    python docs/site.py repeat PAGE --times 5 --load 2   # same output on every run, also when busy?
 
 Each language is its own MkDocs site (mkdocs.yml, mkdocs.zh.yml) built into site/<lang>/;
 site/index.html sends a reader to the language of their browser. Pages whose code, included
@@ -89,7 +90,10 @@ def serve(out: Path, port: int) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=["build", "serve"])
+    parser.add_argument("command", choices=["build", "serve", "repeat"])
+    parser.add_argument("pages", nargs="*", type=Path, help="repeat: the pages to run again and again")
+    parser.add_argument("--times", type=int, default=5, help="repeat: runs of each page")
+    parser.add_argument("--load", type=int, default=2, help="repeat: CPU-bound processes kept busy meanwhile")
     parser.add_argument("--out", type=Path, default=ROOT / "site", help="output folder")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--base-url", default=os.environ.get("SITE_URL"),
@@ -99,6 +103,13 @@ def main() -> int:
     parser.add_argument("--no-exec", action="store_true",
                         help="run no code at all (pages show no outputs): to check prose quickly")
     args = parser.parse_args()
+    if args.command == "repeat":
+        from fieldnotes.steadiness import repeat
+
+        if not args.pages:
+            parser.error("repeat needs at least one page, e.g. docs/en/distributed/ddp.md")
+        return max(repeat(page.resolve(), args.times, args.load, report=lambda line: print(line, flush=True))
+                   for page in args.pages)
     base_url = args.base_url or f"http://127.0.0.1:{args.port}/"
     status = build(args.out, base_url, fresh=args.fresh, execute=not args.no_exec)
     if status or args.command == "build":

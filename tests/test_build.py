@@ -23,13 +23,37 @@ HELLO = ("import sys\n\ntry:\n    n = int(sys.argv[1])\nexcept ValueError:\n"
 PICKLE_PAGE = (f"# Pickle\n\n{FENCE}python\nimport io\nimport torch\n\n\nclass Net(torch.nn.Module):\n"
                f"    pass\n\n\nbuf = io.BytesIO()\ntorch.save(Net(), buf)\nprint('saved', Net.__module__)\n{FENCE}\n")
 
+# What a reader running these blocks sees: prints that look like page source, shown as printed
+# (fieldnotes.outputs), and output below Python's sys.stdout (fieldnotes.runner.Capture).
+HOSTILE = ['--8<-- "mkdocs.yml"', '--8<-- "/etc/passwd"', "!!! danger \"Injected\"", "    body",
+           "<!-- comment --> <script>alert(1)</script>", "{{ config.site_name }}", "[^1]: note", "{: .evil }"]
+HOSTILE_PAGE = f"# Hostile\n\n{FENCE}python\nprint({chr(10).join(HOSTILE)!r})\n{FENCE}\n"
+CAPTURE_PAGE = (f"# Capture\n\n{FENCE}python\nimport ctypes\nimport os\nimport subprocess\nimport sys\n\n"
+                f"print('python print')\nos.system('echo from os.system')\n"
+                f"subprocess.run(['echo', 'from a subprocess'])\n"
+                f"sys.stdout.buffer.write(b'bytes, not UTF-8: \\xff\\n')\n"
+                f"print(sys.stdout.encoding, sys.stdout.fileno(), sys.stdout.isatty(), sys.stderr.fileno())\n"
+                f"ctypes.CDLL(None).printf(b'from C printf\\n')\n"
+                f"print('to stderr', file=sys.stderr)\n{FENCE}\n\n"
+                f"{FENCE}bash\necho out; echo err >&2; echo out again\n{FENCE}\n")
+CAPTURED = ("python print\nfrom os.system\nfrom a subprocess\nbytes, not UTF-8: \ufffd\nutf-8 1 False 2\n"
+            "from C printf\nto stderr\n")
+
 
 @pytest.fixture(scope="module")
 def made(tmp_path_factory) -> tuple[Path, tuple[int, str, float], tuple[int, str, float]]:
     """The project, its strict build (English) and its pytest run (``-rs``: with skip reasons)."""
     project = make_project(tmp_path_factory.mktemp("build"), {
-        "gpu.md": GPU_PAGE, "figure.md": FIGURE_PAGE, "script.md": SCRIPT_PAGE, "pickle.md": PICKLE_PAGE})
+        "gpu.md": GPU_PAGE, "figure.md": FIGURE_PAGE, "script.md": SCRIPT_PAGE, "pickle.md": PICKLE_PAGE,
+        "hostile.md": HOSTILE_PAGE, "capture.md": CAPTURE_PAGE})
     (project / "snippets" / "hello_script.py").write_text(HELLO, encoding="utf-8")
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Notebook"),
+                                               nbformat.v4.new_code_cell(f"print({chr(10).join(HOSTILE)!r})")])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    for lang in ("en", "zh"):
+        nbformat.write(notebook, project / "docs" / lang / "notebook.ipynb")
     build, tests = run_together([
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", "mkdocs.yml"],
         ["env", "FIELDNOTES_STORE=.cache/tests-store", sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
@@ -78,3 +102,28 @@ def test_file_block_must_be_run_by_a_bash_block(tmp_path):
 
 def test_a_class_defined_on_a_page_can_be_pickled_as_in_a_script(made):
     assert "saved __main__" in html(made[0], "pickle")
+
+
+def outputs(project: Path, page: str) -> list[str]:
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html(project, page), "html.parser")
+    return [samp.get_text() for samp in soup.select(".fn-output samp")] or \
+        [pre.get_text() for pre in soup.select(".jp-OutputArea pre")]
+
+
+@pytest.mark.parametrize("page", ["hostile", "notebook"])
+def test_output_that_looks_like_page_source_is_shown_as_printed(made, page):
+    """A printed ``--8<-- "mkdocs.yml"`` used to publish mkdocs.yml under the block, and one naming
+    /etc/passwd aborted the build; the strict build passes (``made``) and shows the lines."""
+    shown = outputs(made[0], page)
+    assert shown and shown[0].strip("\n") == "\n".join(HOSTILE), shown
+    page_html = html(made[0], page)
+    assert "site_name:" not in page_html and "root:" not in page_html
+    assert 'class="admonition danger"' not in page_html and "<script>alert" not in page_html
+
+
+def test_output_below_sys_stdout_is_captured_in_order(made):
+    """Descriptors 1 and 2: subprocesses, os.system and C code, in the order they wrote, with
+    sys.stdout a real stream (buffer, encoding, fileno, isatty)."""
+    assert outputs(made[0], "capture") == [CAPTURED, "out\nerr\nout again\n"]

@@ -37,6 +37,14 @@ BROKEN = {
                       f"subprocess.Popen(['sleep', '988'], start_new_session=True)\n{FENCE}\n",
     "background.md": f"# Background\n\n{FENCE}bash\nsleep 989 &\necho started\n{FENCE}\n",
     "prints.md": f"# Prints\n\n{FENCE}python\nprint('x' * 50_000_000)\n{FENCE}\n",
+    # output past the cap, however it is printed: stopped while it runs, not at the time limit
+    "endless.md": f"# Endless\n\n{FENCE}python\nimport sys\n\nwhile True:\n    sys.stdout.write('x' * 100)\n{FENCE}\n",
+    "endless-system.md": f"# Endless\n\n{FENCE}python\nimport os\n\nos.system('yes')\n{FENCE}\n",
+    "endless-bash.md": f"# Endless\n\n{FENCE}bash\nyes\n{FENCE}\n",
+    "endless-swallows.md": f"# Endless\n\n{FENCE}python\nimport os\n\nwhile True:\n    try:\n"
+                           f"        os.write(1, b'x' * 1000)\n    except BaseException:\n        pass\n{FENCE}\n",
+    # a failing block whose message looks like page source: reported, never read as Markdown
+    "raises-hostile.md": f"# Raises\n\n{FENCE}python\nraise ValueError('--8' + '<-- \"/etc/passwd\"')\n{FENCE}\n",
     "asserts.md": f"# Asserts\n\n{FENCE}python\na = 3\nb = 4\nassert a == b\n{FENCE}\n",
     "ignores-timeout.md": f"# Ignores its limit\n\n<!--pytest.mark.timeout(2)-->\n{FENCE}python\nimport time\n\n"
                           f"while True:\n    try:\n        time.sleep(0.1)\n    except BaseException:\n"
@@ -102,8 +110,15 @@ EXPECTED = {  # what the build and pytest must each say, per defect
     "child": [r"docs/en/child.md:3: LeftProcessRunning: the block left 1 process\(es\) running \(pid \d+: sleep 987\)"],
     "own-session": [r"docs/en/own-session.md:3: LeftProcessRunning: .*sleep 988"],
     "background": [r"docs/en/background.md:3: LeftProcessRunning: .*sleep 989"],
-    "prints": ["docs/en/prints.md:3: OutputTooLong: the block printed 50,000,001 characters, more than "
-               "the limit of 64 KiB per block; print less, or summarise"],
+    "prints": [r"docs/en/prints.md:3: OutputTooLong: the block printed 50,00\d,\d\d\d bytes( when it was "
+               r"stopped)?, more than the limit of 64 KiB per block; print less, or summarise"],
+    "endless": [r"docs/en/endless.md:3: OutputTooLong: the block printed [\d,]+ bytes when it was stopped, more "
+                "than the limit of 64 KiB"],
+    "endless-system": [r"docs/en/endless-system.md:3: OutputTooLong: the block printed [\d,]+ bytes when it was stopped"],
+    "endless-bash": [r"docs/en/endless-bash.md:3: OutputTooLong: the block printed [\d,]+ bytes when it was stopped"],
+    "endless-swallows": [r"docs/en/endless-swallows.md:3: OutputTooLong: the block printed more than the limit of "
+                         r"64 KiB per block \([\d,]+ bytes\) and did not stop; killed"],
+    "raises-hostile": ['docs/en/raises-hostile.md:4: ValueError: --8<-- "/etc/passwd"'],
     "asserts": ["docs/en/asserts.md:6: AssertionError: assert 3 == 4"],
     "ignores-timeout": ["docs/en/ignores-timeout.md:4: Timeout: the block did not finish in 2 s and did "
                         "not stop at its limit"],
@@ -212,3 +227,10 @@ def test_selecting_one_block_runs_the_blocks_before_it(tmp_path):
     status, log, _ = run([sys.executable, "-m", "pytest", "-q", "docs/en/select-after-a-failure.md::line 7"], project)
     assert status == 1 and "docs/en/select-after-a-failure.md:7: not reached, an earlier block failed" in log \
         and "docs/en/select-after-a-failure.md:4: ZeroDivisionError" in log, log[-3000:]
+
+
+def test_a_failure_that_prints_page_source_does_not_abort_the_build(build_log):
+    """An output or error used to go through pymdownx.snippets: ``--8<-- "/etc/passwd"`` aborted
+    the whole build with a traceback naming no page."""
+    status, log, _ = build_log
+    assert "Error reading page" not in log and "SnippetMissingError" not in log, log[-3000:]

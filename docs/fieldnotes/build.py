@@ -25,6 +25,7 @@ from pathlib import Path
 from mkdocs.utils.meta import get_data
 
 from fieldnotes.blocks import Block, BlockError, read_blocks
+from fieldnotes.outputs import SlotError, Slots
 from fieldnotes.render import env_note, executed_notebook, render_page
 from fieldnotes.results import PageRun
 from fieldnotes.runs import Runs
@@ -35,6 +36,7 @@ log = logging.getLogger("mkdocs.hooks.execute")
 _runs: Runs | None = None
 _pages: dict[str, tuple[list[Block], Future[PageRun] | None, str | None]] = {}
 _notebooks: Path | None = None  # this build's executed copies of the notebooks
+_slots: dict[str, Slots] = {}  # page -> its outputs' HTML, from on_page_markdown to on_page_content
 
 
 def _flag(name: str, default: str) -> bool:
@@ -86,12 +88,20 @@ def on_page_markdown(markdown, page, config, files):
         page.meta["fieldnotes_env"] = run.env
         return markdown
     source = Path(page.file.abs_src_path).read_text(encoding="utf-8")
-    rendered = render_page(source, blocks, run, config.theme["language"])
+    rendered, slots = render_page(source, blocks, run, config.theme["language"])
+    _slots[page.file.abs_src_path] = slots
     return get_data(rendered)[0]
 
 
 def on_page_content(html, page, config, files):
-    """A notebook page gets the same note under its title as a Markdown page."""
+    """The outputs in their slots (fieldnotes.outputs: after Markdown, so that no output is read
+    as page source); a notebook page gets the same note under its title as a Markdown page."""
+    slots = _slots.pop(page.file.abs_src_path, None)
+    if slots is not None:
+        try:
+            html = slots.fill(html)
+        except SlotError as e:
+            log.warning(str(e))
     env = page.meta.get("fieldnotes_env")
     if env is None or "</h1>" not in html:
         return html

@@ -35,12 +35,14 @@ from pathlib import Path
 import psutil
 
 from fieldnotes.blocks import Block
-from fieldnotes.results import BlockResult, Env, PageRun
+from fieldnotes.results import BlockResult, Env, PageRun, output_file
 
 OUTPUT_CAP = 64 * 1024
-"""Characters one block may print; more fails the block (a page is read, not scrolled)."""
+"""Bytes one block may print (descriptors 1 and 2 together); more fails the block within about a
+second, while it runs (a page is read, not scrolled)."""
 STARTUP_SECONDS = 60.0  # python + torch import on a busy machine, before the first block
 GRACE_SECONDS = 5.0  # past a block's own limit, before the executor kills the interpreter
+OVERFLOW_GRACE_SECONDS = 1.0  # past the output cap, before the executor kills the interpreter
 COPIED = ("snippets",)
 """Project folders copied into a page's working directory: blocks run ``snippets/x.py`` by
 relative path, as a reader would from the repository root, without being able to change them."""
@@ -64,17 +66,24 @@ def run_page(blocks: list[Block], root: Path, upto: int | None = None,
         job.write_text(json.dumps({"blocks": [b.code_fields() for b in blocks], "cap": cap}),
                        encoding="utf-8")
         results, log = scratch / "results.jsonl", scratch / "interpreter.log"
-        env = dict(os.environ, TMPDIR=str(tmp), PYTHONHASHSEED="0", MPLBACKEND="Agg",
-                   PYTHONDONTWRITEBYTECODE="1")
+        env = dict(os.environ, TMPDIR=str(tmp), MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1", **SERVER_ENV)
         proc = _start(job, results, log, work, env)
         progress, seen = _Progress(results), set()
         try:
-            hung = _watch(proc, progress, blocks, seen)
+            hung = _watch(proc, progress, blocks, seen, Path(output_file(results)), cap)
         finally:
             _kill_tree(proc, seen)
-        return _collect(progress.poll(), log, blocks, proc.returncode, hung)
+        return _collect(progress.poll(), log, blocks, proc.returncode, hung, Path(output_file(results)), cap)
 
 
+SERVER_ENV = {
+    "PYTHONHASHSEED": "0",  # sets print in the same order everywhere
+    # torch's own log lines (torch._logging: dynamo's graph-break and recompile warnings) as
+    # "LEVEL: message", without the time, process id and path that differ between runs and
+    # machines; as Python warnings are shown as "Category: message" (fieldnotes.runner).
+    "TORCH_LOGS_FORMAT": "%(levelname)s: %(message)s",
+}
+"""Environment of every page interpreter, set before torch is imported."""
 PRELOAD = ["numpy", "torch", "fieldnotes.runner"]
 """What the fork server imports before it forks page interpreters (nothing a page sets up)."""
 _server_lock = threading.Lock()
@@ -90,19 +99,20 @@ def _start(job: Path, results: Path, log: Path, work: Path, env: dict):
     context = multiprocessing.get_context("forkserver")
     with _server_lock:
         if not getattr(_start, "server_started", False):
-            # The server inherits this process's environment when it starts: the hash seed then
-            # holds for every interpreter forked from it.
-            saved = os.environ.get("PYTHONHASHSEED")
-            os.environ["PYTHONHASHSEED"] = "0"
+            # The server inherits this process's environment when it starts: SERVER_ENV then
+            # holds for every interpreter forked from it (torch reads its log format on import).
+            saved = {name: os.environ.get(name) for name in SERVER_ENV}
+            os.environ.update(SERVER_ENV)
             try:
                 context.set_forkserver_preload(PRELOAD)
                 from multiprocessing import forkserver
                 forkserver.ensure_running()
             finally:
-                if saved is None:
-                    del os.environ["PYTHONHASHSEED"]
-                else:
-                    os.environ["PYTHONHASHSEED"] = saved
+                for name, value in saved.items():
+                    if value is None:
+                        del os.environ[name]
+                    else:
+                        os.environ[name] = value
             _start.server_started = True
         from fieldnotes.runner import forked_main
 
@@ -149,13 +159,15 @@ class _Progress:
         return self.events
 
 
-def _watch(proc, progress: _Progress, blocks: list[Block],
-           seen: set[psutil.Process]) -> str | None:
-    """Wait for the interpreter; kill it if a block (or the start-up) overruns. Returns why it
-    was killed, or None if it ended by itself. ``seen`` collects the processes it started, so
-    that they can be killed even if the interpreter dies first and they are orphaned."""
+def _watch(proc, progress: _Progress, blocks: list[Block], seen: set[psutil.Process],
+           output: Path, cap: int) -> str | None:
+    """Wait for the interpreter; kill it if a block (or the start-up) overruns its time, or
+    keeps printing past the output cap (the interpreter stops such a block itself, unless it is
+    stuck in native code). Returns why it was killed, or None if it ended by itself. ``seen``
+    collects the processes it started, so that they can be killed even if the interpreter dies
+    first and they are orphaned."""
     started, limit, current = time.monotonic(), STARTUP_SECONDS, None
-    polls = 0
+    polls, over_since = 0, None
     while proc.poll() is None:
         time.sleep(0.05)
         polls += 1
@@ -165,8 +177,15 @@ def _watch(proc, progress: _Progress, blocks: list[Block],
         last = progress.poll()[-1:]
         now_running = last[0]["index"] if last and last[0]["event"] == "start" else None
         if now_running != current:
-            current, started = now_running, time.monotonic()
+            current, started, over_since = now_running, time.monotonic(), None
             limit = blocks[current].timeout + GRACE_SECONDS if current is not None else STARTUP_SECONDS
+        if current is not None and _size(output) > cap:
+            over_since = over_since or time.monotonic()
+            if time.monotonic() - over_since > OVERFLOW_GRACE_SECONDS:
+                proc.kill()
+                proc.wait()
+                return (f"OutputTooLong: the block printed more than the limit of {cap // 1024} KiB per "
+                        f"block ({_size(output):,} bytes) and did not stop; killed")
         if time.monotonic() - started > limit:
             proc.kill()
             proc.wait()
@@ -175,6 +194,13 @@ def _watch(proc, progress: _Progress, blocks: list[Block],
             return (f"Timeout: the block did not finish in {blocks[current].timeout:g} s and did "
                     f"not stop at its limit; killed after {limit:g} s")
     return None
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
 
 
 def _kill_tree(proc, seen: set[psutil.Process]) -> None:
@@ -192,7 +218,8 @@ def _kill_tree(proc, seen: set[psutil.Process]) -> None:
     proc.wait()
 
 
-def _collect(events: list[dict], log: Path, blocks: list[Block], status: int, hung: str | None) -> PageRun:
+def _collect(events: list[dict], log: Path, blocks: list[Block], status: int, hung: str | None,
+             output: Path, cap: int) -> PageRun:
     env = next((Env(**{k: v for k, v in e.items() if k != "event"}) for e in events
                 if e["event"] == "env"), None)
     done = [BlockResult(**{k: v for k, v in e.items() if k not in ("event", "index")})
@@ -206,6 +233,9 @@ def _collect(events: list[dict], log: Path, blocks: list[Block], status: int, hu
         run.problem = hung
     else:
         run.problem = _death(status)
+    printed = _tail(output, cap=cap)
+    if printed and run.problem_block is not None:
+        run.problem += f"\nlast lines the block printed:\n{printed}"
     tail = _tail(log)
     if tail:
         run.problem += f"\nlast lines the interpreter wrote:\n{tail}"
@@ -220,9 +250,12 @@ def _death(status: int) -> str:
             "exit the page cannot catch); no block may end the interpreter")
 
 
-def _tail(log: Path, lines: int = 15) -> str:
+def _tail(log: Path, lines: int = 15, cap: int = OUTPUT_CAP) -> str:
+    """The last lines of the first ``cap`` bytes of a file (a block that printed gigabytes costs
+    no memory here)."""
     try:
-        text = log.read_text(encoding="utf-8", errors="replace")
+        with open(log, "rb") as f:
+            text = f.read(cap).decode("utf-8", errors="replace")
     except FileNotFoundError:
         return ""
     kept = [line for line in text.splitlines() if line.strip()][-lines:]

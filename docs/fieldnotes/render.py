@@ -2,7 +2,8 @@
 environment note, and the outputs of a notebook's cells.
 
 Pure functions from a page's source, its blocks and its :class:`~fieldnotes.results.PageRun`
-to Markdown (or to an executed notebook): no execution and no MkDocs here.
+to Markdown with slots for the outputs' HTML (:mod:`fieldnotes.outputs`), or to an executed
+notebook: no execution and no MkDocs here.
 """
 
 from __future__ import annotations
@@ -12,56 +13,45 @@ from pathlib import Path
 
 from fieldnotes.blocks import Block
 from fieldnotes.languages import text
+from fieldnotes.outputs import Slots, figure_html, output_html
 from fieldnotes.results import BlockResult, Env, PageRun
 
 
-def render_page(source: str, blocks: list[Block], run: PageRun | None, lang: str) -> str:
-    """The page's Markdown with each block's output under it and the environment note under
-    the title. ``run`` None (execution switched off): the page as written."""
+def render_page(source: str, blocks: list[Block], run: PageRun | None, lang: str) -> tuple[str, Slots]:
+    """The page's Markdown with a slot under each block for its output, the environment note
+    under the title, and the slots' HTML (:mod:`fieldnotes.outputs`: an output is never read as
+    Markdown). ``run`` None (execution switched off): the page as written."""
+    slots = Slots()
     if run is None or not blocks:
-        return source
+        return source, slots
     t = text(lang)
     lines = source.splitlines()
     for block, result in reversed(list(zip(blocks, run.results))):
-        lines[block.end:block.end] = render_result(block, result, t, run.env)
+        lines[block.end:block.end] = render_result(block, result, t, run.env, slots)
     if run.env:
         at = _after_title(lines)
         lines[at:at] = ["", '!!! info ""', "", "    " + env_note(run.env, lang), ""]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n", slots
 
 
 def env_note(env: Env, lang: str) -> str:
     return text(lang)["env"].format(torch=env.torch, device=env.device, python=env.python)
 
 
-def render_result(block: Block, result: BlockResult, t: dict, env: Env | None) -> list[str]:
+def render_result(block: Block, result: BlockResult, t: dict, env: Env | None, slots: Slots) -> list[str]:
+    """The Markdown under one block: an admonition (our own words) and slots for what it printed."""
     pad = block.indent
     if result.status == "needs-gpu":
         body = t["gpu_body"].format(device=env.device if env else "?")
         return ["", f'{pad}!!! warning "{t["gpu"]}"', "", f"{pad}    {body}", ""]
     if result.status == "error":
-        return ["", f'{pad}!!! failure "{t["error"]}"', ""] + \
-            fence(result.output + result.describe(block), t["output"], pad + "    ")
-    lines = fence(result.output, t["output"], pad) if result.output else []
-    for png in result.images:
-        lines += ["", f'{pad}![{t["figure"]}](data:image/png;base64,{png}){{ .fn-figure }}']
-    return lines
-
-
-def fence(output: str, title: str, pad: str) -> list[str]:
-    ticks = "`" * max(3, _longest_run(output, "`") + 1)
-    body = [pad + line if line else "" for line in output.rstrip("\n").splitlines()]
-    # Outputs stay out of the search index: nobody searches for a printed tensor's digits.
-    return ["", f'{pad}{ticks} {{ .text .fn-output title="{title}" data-search-exclude="output" }}',
-            *body, f"{pad}{ticks}"]
-
-
-def _longest_run(s: str, ch: str) -> int:
-    best = run = 0
-    for c in s:
-        run = run + 1 if c == ch else 0
-        best = max(best, run)
-    return best
+        shown = output_html(result.output + result.describe(block), t["output"])
+        return ["", f'{pad}!!! failure "{t["error"]}"', "", f"{pad}    {slots.add(shown, block.where)}", ""]
+    parts = [output_html(result.output, t["output"])] if result.output else []
+    parts += [figure_html(png, t["figure"]) for png in result.images]
+    if not parts:
+        return []
+    return ["", pad + slots.add("\n".join(parts), block.where), ""]
 
 
 def _after_title(lines: list[str]) -> int:

@@ -11,6 +11,7 @@ its translation, whose lines differ. Where a block failed is a line *within the 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
@@ -19,6 +20,12 @@ from fieldnotes.blocks import Block
 BLOCK_FILE = "<block>"
 """File name the page interpreter compiles each block under; tracebacks name it, and
 :meth:`BlockResult.describe` replaces it with the page (or included file) and line."""
+
+def output_file(results: str | Path) -> str:
+    """Where the page interpreter writing ``results`` puts the running block's output (its file
+    descriptors 1 and 2): the executor watches its size."""
+    return f"{results}.out"
+
 
 Status = Literal["ok", "error", "needs-gpu"]
 

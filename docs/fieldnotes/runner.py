@@ -7,10 +7,12 @@ each block and its :class:`~fieldnotes.results.BlockResult` after it, flushed at
 executor knows which block was running if this process dies or hangs.
 
 Every block starts from the same state on every machine: seeded RNGs, default print options,
-one CPU thread (:func:`reset_state`). A block fails, with what it printed so far, when it
-raises (unless marked to), exits the interpreter, prints more than the output cap, exceeds
-its time limit, or leaves a process running. Asserts are rewritten as pytest rewrites them,
-so a failed ``assert a == b`` shows both values.
+one CPU thread (:func:`reset_state`). What it shows is what a reader running it would see:
+file descriptors 1 and 2, whoever writes to them (:class:`Capture`). A block fails, with what
+it printed so far, when it raises (unless marked to), exits the interpreter, prints more than
+the output cap (it is stopped while it runs), exceeds its time limit, or leaves a process
+running. Asserts are rewritten as pytest rewrites them, so a failed ``assert a == b`` shows
+both values.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 import types
@@ -39,7 +42,7 @@ from dataclasses import asdict
 import psutil
 from _pytest.assertion.rewrite import rewrite_asserts  # pytest's own assert rewriting
 
-from fieldnotes.results import BLOCK_FILE, BlockResult, Env
+from fieldnotes.results import BLOCK_FILE, BlockResult, Env, output_file
 
 SEED = 0
 LEFTOVER_GRACE = 2.0  # seconds a process started by a block may take to exit after it
@@ -91,28 +94,89 @@ def page_namespace() -> dict:
     return module.__dict__
 
 
-class CappedText(io.TextIOBase):
-    """A text sink that keeps the first ``cap`` characters and counts the rest."""
-
-    def __init__(self, cap: int):
-        self.cap, self.size, self.parts = cap, 0, []
-
-    def write(self, s: str) -> int:
-        room = self.cap - sum(map(len, self.parts)) if self.size < self.cap else 0
-        if room > 0:
-            self.parts.append(s[:room])
-        self.size += len(s)
-        return len(s)
-
-    def writable(self) -> bool:
-        return True
-
-    def getvalue(self) -> str:
-        return "".join(self.parts)
+class OutputOverflow(BaseException):  # raised in the block when it prints past the cap
+    pass
 
 
-def _too_much(size: int, cap: int) -> str:
-    return (f"OutputTooLong: the block printed {size:,} characters, more than the limit of "
+class Capture:
+    """What a block shows, as a reader running it would see it: file descriptors 1 and 2.
+
+    While a block runs, both descriptors point at one file (``O_APPEND``: writes of this
+    interpreter, of a subprocess, of ``os.system`` and of C code land in the order they happen),
+    and ``sys.stdout`` / ``sys.stderr`` are real, unbuffered text streams over them (``buffer``,
+    ``encoding``, ``fileno()``; ``isatty()`` is False, as in a script whose output is piped).
+    C's stdio buffers are flushed when the block ends, as Jupyter flushes at a cell's end.
+    Between blocks the descriptors go back to the interpreter's log (what the executor shows
+    if the interpreter dies). The file is on disk, not in memory: a block that prints without
+    end costs this process nothing, and :meth:`watch` stops it once it passes the cap.
+    """
+
+    def __init__(self, path: str, cap: int):
+        self.path, self.cap = path, cap
+        self.log = (os.dup(1), os.dup(2))
+        self.active = False
+        self.streams: tuple = ()
+
+    def start(self) -> None:
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
+        self._flush()
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.close(fd)
+        out = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", write_through=True)
+        err = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8",
+                               errors="backslashreplace", write_through=True)
+        self.streams = (out, err)
+        sys.stdout, sys.stderr = out, err
+        self.active = True
+
+    def text(self) -> tuple[str, int]:
+        """What the block has shown so far (at most the cap, as text) and its size in bytes."""
+        self._flush()
+        size = os.path.getsize(self.path)
+        with open(self.path, "rb") as f:
+            data = f.read(self.cap)
+        return _plain(data.decode("utf-8", "replace")), size
+
+    def stop(self) -> None:
+        self._flush()
+        self.active = False
+        os.dup2(self.log[0], 1)
+        os.dup2(self.log[1], 2)
+        sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+
+    def _flush(self) -> None:
+        for stream in (*self.streams, sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        with contextlib.suppress(Exception):
+            _LIBC.fflush(None)  # C code's buffered printf, as a process flushes at its exit
+
+    def watch(self, main_thread: int, interval: float = 0.05) -> None:
+        """In a thread of its own: once the block's output passes the cap, kill what it started
+        (a ``yes`` in a subprocess) and raise :class:`OutputOverflow` in it. The executor kills
+        the interpreter if the block still does not stop (C code that never returns)."""
+        fired = False
+        while True:
+            time.sleep(interval)
+            if not self.active:
+                fired = False
+                continue
+            with contextlib.suppress(OSError):
+                if not fired and os.path.getsize(self.path) > self.cap:
+                    fired = True
+                    _overflow.set()
+                    _kill_all(psutil.Process().children(recursive=True))
+                    signal.pthread_kill(main_thread, signal.SIGALRM)
+
+
+_LIBC = ctypes.CDLL(None)
+_overflow = threading.Event()  # set by Capture.watch; read by the SIGALRM handler
+
+
+def _too_much(size: int, cap: int, stopped: bool = False) -> str:
+    printed = f"{size:,} bytes when it was stopped" if stopped else f"{size:,} bytes"
+    return (f"OutputTooLong: the block printed {printed}, more than the limit of "
             f"{cap // 1024} KiB per block; print less, or summarise (a shape, a few values, a sum)")
 
 
@@ -153,21 +217,20 @@ def _compile(code: str, display_last: bool):
     return compile(tree, BLOCK_FILE, "exec"), last
 
 
-def run_block(block: dict, namespace: dict, cuda: bool, cap: int) -> BlockResult:
-    """Run one block in ``namespace``; never raises for errors inside the block."""
+def run_block(block: dict, namespace: dict, cuda: bool, capture: Capture) -> BlockResult:
+    """Run one block in ``namespace``, its output in ``capture``; never raises for errors
+    inside the block (:class:`BlockTimeout` and :class:`OutputOverflow` go to the caller)."""
     if block["gpu"] and not cuda:
         return BlockResult("needs-gpu")
     if block["syntax"] == "bash":
-        return _run_bash(block, cap)
+        return _run_bash(block, capture)
     try:
         code, last = _compile(block["code"], block["display_last"])
     except SyntaxError as e:
         return BlockResult("error", error=f"SyntaxError: {e.msg}", line=e.lineno)
     if block.get("file"):  # shown here, run by a bash block: only check that it compiles
         return BlockResult("ok")
-    buffer = CappedText(cap)
-    with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer), \
-            warnings.catch_warnings():
+    with warnings.catch_warnings():
         warnings.simplefilter("default")
         warnings.filterwarnings("ignore", message=".*non-interactive.*cannot be shown")  # plt.show()
         warnings.showwarning = _show_warning
@@ -177,22 +240,26 @@ def run_block(block: dict, namespace: dict, cuda: bool, cap: int) -> BlockResult
                 value = eval(last, namespace)
                 if value is not None:
                     print(repr(value))
-        except BlockTimeout:
+        except (BlockTimeout, OutputOverflow):
             raise
         except BaseException as e:  # SystemExit and KeyboardInterrupt are a block's errors too
             _figures()
-            return _expected_or_error(block, e, _plain(buffer.getvalue()))
+            return _expected_or_error(block, e, capture)
     images = _figures()
-    if buffer.size > cap:
-        return BlockResult("error", _plain(buffer.getvalue()), error=_too_much(buffer.size, cap))
+    printed, size = capture.text()
+    if size > capture.cap:
+        return BlockResult("error", printed, error=_too_much(size, capture.cap))
     if block["raises"]:
-        return BlockResult("error", _plain(buffer.getvalue()),
+        return BlockResult("error", printed,
                            error=f"expected {block['raises']}, but the block ran without raising it "
                                  "(the claim no longer holds)")
-    return BlockResult("ok", _plain(buffer.getvalue()), images)
+    return BlockResult("ok", printed, images)
 
 
-def _expected_or_error(block: dict, e: BaseException, printed: str) -> BlockResult:
+def _expected_or_error(block: dict, e: BaseException, capture: Capture) -> BlockResult:
+    printed, size = capture.text()
+    if size > capture.cap:
+        return BlockResult("error", printed, error=_too_much(size, capture.cap))
     name = type(e).__name__
     shown = _plain(f"{name}: {e}".rstrip())
     if block["raises"] and block["raises"] in {c.__name__ for c in type(e).__mro__}:
@@ -209,26 +276,29 @@ def _expected_or_error(block: dict, e: BaseException, printed: str) -> BlockResu
                        detail=_plain(detail))
 
 
-def _run_bash(block: dict, cap: int) -> BlockResult:
-    """Run a bash block in its own process group, from the page's working directory, with its
-    output in a file (a background child that keeps the output open cannot hold the block).
-    With the ``raises`` marker the command must fail: its output is shown, a success is the error."""
+def _run_bash(block: dict, capture: Capture) -> BlockResult:
+    """Run a bash block in its own process group, from the page's working directory, writing
+    to the block's descriptors 1 and 2 (the capture file: a background child that keeps them
+    open cannot hold the block). With the ``raises`` marker the command must fail: its output
+    is shown, a success is the error."""
     # `python`, `torchrun` ... are those of this interpreter's environment, activated or not.
     env = dict(os.environ, PATH=os.pathsep.join([os.path.dirname(sys.executable), os.environ["PATH"]]))
-    with tempfile.TemporaryFile("w+b") as sink:
-        proc = subprocess.Popen(["bash", "-euo", "pipefail", "-c", block["code"]], env=env,
-                                stdin=subprocess.DEVNULL, stdout=sink, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-        try:
-            proc.wait(timeout=block["timeout"])
-        except subprocess.TimeoutExpired:
-            _kill_group(proc.pid)
-            proc.wait()
-            return BlockResult("error", _read(sink, cap)[0],
-                               error=f"Timeout: the command did not finish in {block['timeout']:g} s")
-        output, size = _read(sink, cap)
-    if size > cap:
-        return BlockResult("error", output, error=_too_much(size, cap))
+    proc = subprocess.Popen(["bash", "-euo", "pipefail", "-c", block["code"]], env=env,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        proc.wait(timeout=block["timeout"])
+    except subprocess.TimeoutExpired:
+        _kill_group(proc.pid)
+        proc.wait()
+        return BlockResult("error", capture.text()[0],
+                           error=f"Timeout: the command did not finish in {block['timeout']:g} s")
+    except BaseException:  # OutputOverflow: the command goes with the block
+        _kill_group(proc.pid)
+        proc.wait()
+        raise
+    output, size = capture.text()
+    if size > capture.cap:
+        return BlockResult("error", output, error=_too_much(size, capture.cap))
     if block["raises"]:
         if proc.returncode == 0:
             return BlockResult("error", output, error="expected the command to fail (raises marker), "
@@ -239,13 +309,6 @@ def _run_bash(block: dict, cap: int) -> BlockResult:
     if proc.returncode:
         return BlockResult("error", output, error=f"CalledProcessError: bash exited with status {proc.returncode}")
     return BlockResult("ok", output)
-
-
-def _read(sink, cap: int) -> tuple[str, int]:
-    sink.seek(0, os.SEEK_END)
-    size = sink.tell()
-    sink.seek(0)
-    return _plain(sink.read(cap).decode("utf-8", "replace")), size
 
 
 def _kill_group(pgid: int) -> None:
@@ -293,6 +356,9 @@ def _become_subreaper() -> None:
 
 
 def _alarm(signum, frame):
+    """SIGALRM: the block's time limit (setitimer), or its output past the cap (Capture.watch)."""
+    if _overflow.is_set():
+        raise OutputOverflow
     raise BlockTimeout
 
 
@@ -316,13 +382,17 @@ def forked_main(job_path: str, results_path: str, log_path: str, cwd: str, env: 
 def main(results_path: str, job: dict | None = None) -> None:
     job = job if job is not None else json.load(sys.stdin)
     cap = job["cap"]
-    faulthandler.enable()  # a segfault names the block's line on stderr, which the executor reads
+    capture = Capture(output_file(results_path), cap)
+    # A segfault names the block's line in the interpreter's log, which the executor reads.
+    faulthandler.enable(file=capture.log[1])
     _become_subreaper()
     sys.argv = ["page"]
     reset_state()
     env = environment()
     namespace = page_namespace()
     signal.signal(signal.SIGALRM, _alarm)
+    threading.Thread(target=capture.watch, args=(threading.main_thread().ident,), daemon=True,
+                     name="fieldnotes-output-cap").start()
     with open(results_path, "w", encoding="utf-8") as out:
         def emit(event: str, **data) -> None:
             out.write(json.dumps({"event": event, **data}) + "\n")
@@ -330,13 +400,19 @@ def main(results_path: str, job: dict | None = None) -> None:
 
         emit("env", **asdict(env))
         for index, block in enumerate(job["blocks"]):
+            _overflow.clear()
+            capture.start()
             emit("start", index=index)
-            if block["syntax"] == "python":
-                signal.setitimer(signal.ITIMER_REAL, block["timeout"])
             try:
-                result = run_block(block, namespace, env.cuda, cap)
+                if block["syntax"] == "python":
+                    signal.setitimer(signal.ITIMER_REAL, block["timeout"])
+                result = run_block(block, namespace, env.cuda, capture)
             except BlockTimeout:
-                result = BlockResult("error", error=f"Timeout: the block did not finish in {block['timeout']:g} s")
+                result = BlockResult("error", capture.text()[0],
+                                     error=f"Timeout: the block did not finish in {block['timeout']:g} s")
+            except OutputOverflow:
+                printed, size = capture.text()
+                result = BlockResult("error", printed, error=_too_much(size, cap, stopped=True))
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
             left = _leftovers()
@@ -348,6 +424,7 @@ def main(results_path: str, job: dict | None = None) -> None:
                         f"LeftProcessRunning: the block left {len(left)} process(es) running "
                         f"({named}); wait for what a block starts "
                         "(Popen.wait(), Pool.join(), a `wait` after `cmd &`) before it ends"))
+            capture.stop()
             emit("result", index=index, **asdict(result))
             if result.status == "error":
                 break  # later blocks depend on this one
