@@ -175,6 +175,7 @@ def test_every_output_is_sample_output_not_code(built_site):
             html = soup(page)
             samp += len(html.select(".fn-output pre > samp"))
             code += [f"{page.relative_to(built_site.path)}" for _ in html.select(".fn-output pre > code")]
+            assert "fnslot" not in page.read_text(encoding="utf-8"), f"{page}: an output slot was left unfilled"
     assert samp > 500, f"only {samp} outputs rendered as <samp>"
     assert not code, f"outputs still rendered as <pre><code>: {Counter(code).most_common(5)}"
 

@@ -166,8 +166,10 @@ class Capture:
                 if not fired and os.path.getsize(self.path) > self.cap:
                     fired = True
                     _overflow.set()
-                    _kill_all(psutil.Process().children(recursive=True))
+                    # The signal first: pending when a subprocess the block waits for dies, it
+                    # is raised in the block, not after it.
                     signal.pthread_kill(main_thread, signal.SIGALRM)
+                    _kill_all(psutil.Process().children(recursive=True))
 
 
 _LIBC = ctypes.CDLL(None)
@@ -355,8 +357,13 @@ def _become_subreaper() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 
 
+_armed = False  # a block is running: SIGALRM may stop it (a late signal after it is ignored)
+
+
 def _alarm(signum, frame):
     """SIGALRM: the block's time limit (setitimer), or its output past the cap (Capture.watch)."""
+    if not _armed:
+        return
     if _overflow.is_set():
         raise OutputOverflow
     raise BlockTimeout
@@ -380,6 +387,7 @@ def forked_main(job_path: str, results_path: str, log_path: str, cwd: str, env: 
 
 
 def main(results_path: str, job: dict | None = None) -> None:
+    global _armed
     job = job if job is not None else json.load(sys.stdin)
     cap = job["cap"]
     capture = Capture(output_file(results_path), cap)
@@ -404,16 +412,21 @@ def main(results_path: str, job: dict | None = None) -> None:
             capture.start()
             emit("start", index=index)
             try:
+                _armed = True
                 if block["syntax"] == "python":
                     signal.setitimer(signal.ITIMER_REAL, block["timeout"])
                 result = run_block(block, namespace, env.cuda, capture)
+                _armed = False
             except BlockTimeout:
+                _armed = False
                 result = BlockResult("error", capture.text()[0],
                                      error=f"Timeout: the block did not finish in {block['timeout']:g} s")
             except OutputOverflow:
+                _armed = False
                 printed, size = capture.text()
                 result = BlockResult("error", printed, error=_too_much(size, cap, stopped=True))
             finally:
+                _armed = False
                 signal.setitimer(signal.ITIMER_REAL, 0)
             left = _leftovers()
             if left:
