@@ -5,6 +5,7 @@
     python docs/site.py build --fresh           # run every page again, ignoring stored runs
     python docs/site.py build --no-exec         # run nothing: prose only, no outputs
     python docs/site.py repeat PAGE --times 5 --load 2   # same output on every run, also when busy?
+    python docs/site.py matrix [--torch 2.4.1,2.14.1] [--shard 1/4] [PAGE ...]   # other torch versions
 
 Each language is its own MkDocs site (mkdocs.yml, mkdocs.zh.yml) built into site/<lang>/;
 site/index.html sends a reader to the language of their browser. Pages whose code, included
@@ -90,8 +91,16 @@ def serve(out: Path, port: int) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=["build", "serve", "repeat"])
-    parser.add_argument("pages", nargs="*", type=Path, help="repeat: the pages to run again and again")
+    parser.add_argument("command", choices=["build", "serve", "repeat", "matrix"])
+    parser.add_argument("pages", nargs="*", type=Path,
+                        help="repeat: the pages to run again and again; matrix: the pages (default: all)")
+    parser.add_argument("--torch", metavar="V[,V...]", type=lambda s: [v for v in s.split(",") if v],
+                        help="matrix: these versions, comma-separated (default: all)")
+    parser.add_argument("--shard", metavar="I/N", help="matrix: the I-th of N shares of the pages")
+    parser.add_argument("--record-gpu", action="store_true",
+                        help="matrix: on a CUDA machine, record the pages with GPU blocks into docs/matrix")
+    parser.add_argument("--merge", nargs="+", type=Path, metavar="DIR",
+                        help="matrix: merge these data folders (the CI jobs' docs/matrix) into docs/matrix")
     parser.add_argument("--times", type=int, default=5, help="repeat: runs of each page")
     parser.add_argument("--load", type=int, default=2, help="repeat: CPU-bound processes kept busy meanwhile")
     parser.add_argument("--out", type=Path, default=ROOT / "site", help="output folder")
@@ -102,7 +111,24 @@ def main() -> int:
                         help="run every page's code again instead of reusing stored runs")
     parser.add_argument("--no-exec", action="store_true",
                         help="run no code at all (pages show no outputs): to check prose quickly")
-    args = parser.parse_args()
+    args = parser.parse_intermixed_args()
+    if args.command == "matrix":
+        from fieldnotes import matrix
+
+        versions = [v for v in matrix.VERSIONS if not args.torch or v.torch in args.torch]
+        unknown = set(args.torch or []) - {v.torch for v in versions}
+        if unknown:
+            parser.error(f"--torch {' '.join(sorted(unknown))}: not in the matrix "
+                         f"({', '.join(v.torch for v in matrix.VERSIONS)}; fieldnotes.matrix.VERSIONS)")
+        if args.record_gpu:
+            matrix.record_gpu(ROOT, [p.resolve() for p in args.pages] or None, log=lambda line: print(line, flush=True))
+            return 0
+        if args.merge:
+            print(f"merged {matrix.merge(ROOT, args.merge)} page files into {matrix.DATA}")
+            return 0
+        only = [p.resolve() for p in args.pages] or None
+        matrix.run(ROOT, versions, only, args.shard, log=lambda line: print(line, flush=True))
+        return 0
     if args.command == "repeat":
         from fieldnotes.steadiness import repeat
 

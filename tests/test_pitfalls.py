@@ -16,7 +16,7 @@ from fieldnotes.store import environment
 from sitebuild import FENCE, ROOT, make_project, run, soup
 
 GOOD = {"id": "demo-zeros", "apis": ["torch.zeros"], "severity": "low", "gpu": False,
-        "verified": [TORCH], "proof": ["shown"], "symptom": "Zeros are zeros",
+        "proof": ["shown"], "symptom": "Zeros are zeros",
         "cause": "Nothing.", "fix": "Nothing."}
 BODY = (f"# Demo\n\n## Shown {{#shown}}\n\n{FENCE}python\nimport torch\nassert torch.zeros(1).item() == 0\n{FENCE}\n\n"
         f"## Told {{#told}}\n\nOnly words here.\n\n"
@@ -50,6 +50,7 @@ def test_good_data_has_no_problem(tmp_path):
     ({"id": "Demo Zeros"}, "must be lowercase-words-with-dashes"),
     ({"symptom": "two\nlines"}, "the symptom is one line"),
     ({"colour": "red"}, "unknown fields ['colour']"),
+    ({"verified": ["2.13.0"]}, "remove 'verified': where a pitfall holds is computed"),
 ])
 def test_malformed_entry_is_refused_with_page_and_line(tmp_path, changes, message):
     path = write(tmp_path, page([{**GOOD, **changes}]))
@@ -64,7 +65,6 @@ def test_malformed_entry_is_refused_with_page_and_line(tmp_path, changes, messag
     ({"proof": ["told"]}, "the section '#told' has no executed code block"),
     ({"gpu": True}, "gpu is true but the section '#shown' has no GPU-marked block"),
     ({"proof": ["on-gpu"]}, "gpu is false but no proof section runs code without a GPU"),
-    ({"verified": ["1.0.0"]}, f"does not list torch {TORCH}"),
     ({"id": "shown"}, "its id is also a heading id of the page"),
 ])
 def test_a_pitfall_must_point_at_code_that_ran(tmp_path, changes, message):
@@ -185,3 +185,21 @@ def test_security_is_a_severity_of_its_own(tmp_path):
     assert "severity must be one of" not in problems_of(tmp_path, {"severity": "security"})
     checkpoints = {p.id: p for p in load(ROOT / "docs/en/training/checkpoints.md", ROOT / "docs/en")}
     assert checkpoints["checkpoint-weights-only-false-runs-code"].severity == "security"
+
+
+def test_where_a_pitfall_holds_is_computed_from_the_runs(tmp_path):
+    """The build's torch, plus each matrix version on which every proof block passed; a version
+    on which one failed is named; one on which the proof did not run (an earlier block failed)
+    is neither."""
+    from fieldnotes.pitfalls import holds, proof_blocks
+
+    path = write(tmp_path, page([GOOD]))
+    pitfall = load(path, tmp_path / "en")[0]
+    blocks = proof_blocks(path, pitfall)
+    assert blocks == [0]
+    versions = {"2.4.1": {"results": [{"status": "error"}, {"status": "not-run"}]},
+                "2.9.1": {"results": [{"status": "ok"}, {"status": "needs-gpu"}]},
+                "2.6.0": {"results": [{"status": "not-run"}, {"status": "not-run"}]}}
+    assert holds(pitfall, blocks, versions) == (["2.9.1", TORCH], ["2.4.1"])
+    section = render_section([pitfall], "en", where={pitfall.id: holds(pitfall, blocks, versions)})
+    assert f"holds on torch 2.9.1, {TORCH}" in section and "its code fails on torch 2.4.1" in section

@@ -25,6 +25,7 @@ from pathlib import Path
 from mkdocs.utils.meta import get_data
 
 from fieldnotes.blocks import Block, BlockError, read_blocks
+from fieldnotes import matrix
 from fieldnotes.outputs import SlotError, Slots
 from fieldnotes.render import env_note, executed_notebook, render_page
 from fieldnotes.results import PageRun
@@ -88,7 +89,10 @@ def on_page_markdown(markdown, page, config, files):
         page.meta["fieldnotes_env"] = run.env
         return markdown
     source = Path(page.file.abs_src_path).read_text(encoding="utf-8")
-    rendered, slots = render_page(source, blocks, run, config.theme["language"])
+    root = Path(config.config_file_path).resolve().parent
+    data = matrix.load(root / matrix.DATA / Path(page.file.src_uri).with_suffix(".json"))
+    rendered, slots = render_page(source, blocks, run, config.theme["language"],
+                                  matrix.current(data, blocks, root), matrix.recording(data, blocks, root))
     _slots[page.file.abs_src_path] = slots
     return get_data(rendered)[0]
 

@@ -49,9 +49,12 @@ relative path, as a reader would from the repository root, without being able to
 
 
 def run_page(blocks: list[Block], root: Path, upto: int | None = None,
-             cap: int = OUTPUT_CAP) -> PageRun:
+             cap: int = OUTPUT_CAP, python: str | None = None, keep_going: bool = False) -> PageRun:
     """Run ``blocks[:upto]`` (all by default) in a fresh page interpreter; never raises for
-    what the blocks do."""
+    what the blocks do. ``python``: the interpreter of another environment (another torch,
+    fieldnotes.matrix), started anew for the page, with this tree's fieldnotes on its path.
+    ``keep_going``: run the blocks after a failed one too (the matrix wants each block's result;
+    the build and the tests stop at the first failure, as later blocks depend on it)."""
     blocks = blocks[:upto] if upto is not None else blocks
     with tempfile.TemporaryDirectory(prefix="fieldnotes-page-") as scratch:
         scratch = Path(scratch)
@@ -63,17 +66,21 @@ def run_page(blocks: list[Block], root: Path, upto: int | None = None,
                 shutil.copytree(root / name, work / name,
                                 ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         job = scratch / "job.json"
-        job.write_text(json.dumps({"blocks": [b.code_fields() for b in blocks], "cap": cap}),
+        job.write_text(json.dumps({"blocks": [b.code_fields() for b in blocks], "cap": cap,
+                                   "keep_going": keep_going}),
                        encoding="utf-8")
         results, log = scratch / "results.jsonl", scratch / "interpreter.log"
         env = dict(os.environ, TMPDIR=str(tmp), MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1", **SERVER_ENV)
-        proc = _start(job, results, log, work, env)
+        if python:
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_PARENT), env.get("PYTHONPATH")]))
+        proc = _start(job, results, log, work, env, python)
         progress, seen = _Progress(results), set()
         try:
             hung = _watch(proc, progress, blocks, seen, Path(output_file(results)), cap)
         finally:
             _kill_tree(proc, seen)
-        return _collect(progress.poll(), log, blocks, proc.returncode, hung, Path(output_file(results)), cap)
+        return _collect(progress.poll(), log, blocks, proc.returncode, hung, Path(output_file(results)), cap,
+                        keep_going)
 
 
 SERVER_ENV = {
@@ -85,15 +92,18 @@ SERVER_ENV = {
 }
 """Environment of every page interpreter, set before torch is imported."""
 PRELOAD = ["numpy", "torch", "fieldnotes.runner"]
+PACKAGE_PARENT = Path(__file__).resolve().parents[1]  # docs/, which holds this fieldnotes package
 """What the fork server imports before it forks page interpreters (nothing a page sets up)."""
 _server_lock = threading.Lock()
 
 
-def _start(job: Path, results: Path, log: Path, work: Path, env: dict):
-    """A page interpreter: forked from the server, or (FIELDNOTES_FORK=0) a new process."""
-    if os.environ.get("FIELDNOTES_FORK", "1") == "0" or "forkserver" not in multiprocessing.get_all_start_methods():
+def _start(job: Path, results: Path, log: Path, work: Path, env: dict, python: str | None = None):
+    """A page interpreter: forked from the server, or (FIELDNOTES_FORK=0, or another
+    environment's ``python``) a new process."""
+    if python or os.environ.get("FIELDNOTES_FORK", "1") == "0" or \
+            "forkserver" not in multiprocessing.get_all_start_methods():
         with open(job, "rb") as stdin, open(log, "wb") as stdout:
-            return subprocess.Popen([sys.executable, "-m", "fieldnotes.runner", str(results)],
+            return subprocess.Popen([python or sys.executable, "-m", "fieldnotes.runner", str(results)],
                                     cwd=work, env=env, stdin=stdin, stdout=stdout,
                                     stderr=subprocess.STDOUT, start_new_session=True)
     context = multiprocessing.get_context("forkserver")
@@ -219,13 +229,14 @@ def _kill_tree(proc, seen: set[psutil.Process]) -> None:
 
 
 def _collect(events: list[dict], log: Path, blocks: list[Block], status: int, hung: str | None,
-             output: Path, cap: int) -> PageRun:
+             output: Path, cap: int, keep_going: bool = False) -> PageRun:
     env = next((Env(**{k: v for k, v in e.items() if k != "event"}) for e in events
                 if e["event"] == "env"), None)
     done = [BlockResult(**{k: v for k, v in e.items() if k not in ("event", "index")})
             for e in events if e["event"] == "result"]
     run = PageRun(env, done)
-    if any(r.status == "error" for r in done) or len(done) == len(blocks) and status == 0:
+    if len(done) == len(blocks) and status == 0 or any(r.status == "error" for r in done) and \
+            not keep_going:
         return run
     started = [e["index"] for e in events if e["event"] == "start"]
     run.problem_block = started[-1] if started else None

@@ -7,8 +7,10 @@ the page's front matter, so they cannot drift apart, and the build can check eac
 - the fields are complete and typed (see ``FIELDS``); ids are unique across the site;
 - ``proof`` names headings of the same page whose sections hold executed code (GPU-marked
   code when ``gpu: true``), so every pitfall is shown by code that ran in this build;
-- ``verified`` lists the torch version this build runs on (a torch upgrade makes the build
-  fail until someone has looked at the pages' new outputs and added the version);
+- where a pitfall holds is computed, never typed: the torch this build runs (its proof code
+  passed, or the build fails), and each version of the matrix (fieldnotes.matrix) on which
+  every block of its proof sections passed; a version on which one fails is named as one where
+  the pitfall's code does not hold;
 - the language-neutral fields are identical in every translation of the page.
 
 Any problem is a WARNING naming the page (and line), so ``mkdocs build --strict`` fails.
@@ -29,6 +31,7 @@ from pathlib import Path
 from mkdocs.plugins import event_priority
 from mkdocs.utils.meta import get_data
 
+from fieldnotes import matrix
 from fieldnotes.blocks import BlockError, find_root, read_blocks, relpath
 from fieldnotes.languages import LANGS, TEXT
 from fieldnotes.store import environment
@@ -36,9 +39,9 @@ from fieldnotes.store import environment
 log = logging.getLogger("mkdocs.hooks.pitfalls")
 
 SEVERITIES = ("security", "high", "medium", "low")  # security: a risk, not a wrong result
-NEUTRAL = ("id", "apis", "severity", "gpu", "verified", "proof")  # equal in every language
+NEUTRAL = ("id", "apis", "severity", "gpu", "proof")  # equal in every language
 TEXTS = ("symptom", "cause", "fix")  # written in the page's language
-FIELDS = {"id": str, "apis": list, "severity": str, "gpu": bool, "verified": list, "proof": list,
+FIELDS = {"id": str, "apis": list, "severity": str, "gpu": bool, "proof": list,
           "symptom": str, "cause": str, "fix": str}
 INDEX_MARKER = "<!-- pitfall-index -->"
 ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -55,7 +58,6 @@ class Pitfall:
     apis: list
     severity: str
     gpu: bool
-    verified: list
     proof: list
     symptom: str
     cause: str
@@ -82,6 +84,9 @@ def load(path: Path, docs_dir: Path) -> list[Pitfall]:
         entry = dict(entry)
         if isinstance(entry.get("proof"), str):
             entry["proof"] = [entry["proof"]]
+        if "verified" in entry:
+            raise PitfallError(f"{at}: remove 'verified': where a pitfall holds is computed from the runs "
+                               "(the build's torch and the version matrix, docs/matrix/)")
         missing = [f for f in FIELDS if f not in entry]
         unknown = [f for f in entry if f not in FIELDS]
         if missing or unknown:
@@ -95,7 +100,6 @@ def load(path: Path, docs_dir: Path) -> list[Pitfall]:
             raise PitfallError(f"{at}: severity must be one of {SEVERITIES}")
         if "\n" in entry["symptom"].strip():
             raise PitfallError(f"{at} ({entry['id']}): the symptom is one line")
-        entry["verified"] = [str(v) for v in entry["verified"]]
         pitfalls.append(Pitfall(**entry, page=path.relative_to(docs_dir).as_posix()))
     return pitfalls
 
@@ -127,9 +131,6 @@ def check_proofs(path: Path, pitfalls: list[Pitfall]) -> list[str]:
         at = f"{where}:{_line_of(text, p.id)}: pitfall {p.id}"
         if p.id in ids:
             problems.append(f"{at}: its id is also a heading id of the page")
-        if TORCH not in p.verified:
-            problems.append(f"{at}: verified {p.verified} does not list torch {TORCH}, which this "
-                            "build runs; check the page's outputs on it, then add the version")
         shown = []  # the executed blocks of all its proof sections
         for anchor in p.proof:
             span = _section(headings, anchor, len(lines))
@@ -145,6 +146,34 @@ def check_proofs(path: Path, pitfalls: list[Pitfall]) -> list[str]:
         if not p.gpu and shown and all(b.gpu for b in shown):
             problems.append(f"{at}: gpu is false but no proof section runs code without a GPU")
     return problems
+
+
+def proof_blocks(path: Path, pitfall: Pitfall) -> list[int]:
+    """Indices (in the page's executed blocks) of the blocks in the pitfall's proof sections."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    headings = [(i + 1, len(m[1]), m[2]) for i, line in enumerate(lines) if (m := HEADING.match(line))]
+    found = set()
+    for anchor in pitfall.proof:
+        span = _section(headings, anchor, len(lines))
+        if span:
+            found |= {i for i, b in enumerate(read_blocks(path)) if span[0] < b.lineno < span[1] and b.file is None}
+    return sorted(found)
+
+
+def holds(pitfall: Pitfall, blocks: list[int], versions: dict[str, dict]) -> tuple[list[str], list[str]]:
+    """(versions where every proof block passed, versions where one failed): this build's torch
+    first (its proof passed, or the build fails), then the matrix's current entries."""
+    held, failed = [TORCH], []
+    for version, entry in versions.items():
+        if version == TORCH:
+            continue
+        statuses = [entry["results"][i]["status"] for i in blocks if i < len(entry["results"])]
+        if statuses and all(s == "ok" for s in statuses):
+            held.append(version)
+        elif "error" in statuses:
+            failed.append(version)
+    key = lambda v: tuple(int(x) for x in v.split("+")[0].split(".") if x.isdigit())  # noqa: E731
+    return sorted(held, key=key), sorted(failed, key=key)
 
 
 def _section(headings: list[tuple[int, int, str]], anchor: str, end: int) -> tuple[int, int] | None:
@@ -182,17 +211,22 @@ def gpu_runs() -> bool:
     return not environment()["device"].startswith("CPU")
 
 
-def render_section(pitfalls: list[Pitfall], lang: str, gpu: bool = False) -> str:
+def render_section(pitfalls: list[Pitfall], lang: str, gpu: bool = False,
+                   where: dict[str, tuple[list[str], list[str]]] | None = None) -> str:
     """The page's Pitfalls section: one h3 per pitfall (its own search result and anchor).
     ``gpu``: whether this build ran GPU-marked code; if not, a ``gpu: true`` pitfall says so
-    instead of "verified"."""
+    instead of where it holds. ``where``: pitfall id -> (versions where its proof passed,
+    versions where it failed), from :func:`holds`; absent: this build's torch only."""
     t = TEXT[lang]
     out = [f"## {t['section']} {{#pitfalls}}", ""]
     for p in pitfalls:
         proofs = " · ".join(f"[{t['proof']}](#{a})" for a in p.proof)
+        held, failed = (where or {}).get(p.id, ([TORCH], []))
         facts = [f"{t['apis']}: " + ", ".join(f"`{a}`" for a in p.apis),
                  f'<span class="fn-severity fn-severity-{p.severity}">{t["severity"][p.severity]}</span>',
-                 f"{t['verified']} {', '.join(p.verified)}" if gpu or not p.gpu else t["not_run"]]
+                 f"{t['verified']} {t['and'].join(held)}" if gpu or not p.gpu else t["not_run"]]
+        if failed and (gpu or not p.gpu):
+            facts.append(t["not_held"].format(versions=t["and"].join(failed)))
         if p.gpu and gpu:
             facts.append(t["needs_gpu"])
         out += [f"### {p.symptom.strip()} {{#{p.id}}}", "",
@@ -302,7 +336,12 @@ def on_page_markdown(markdown, page, config, files):
     if not pitfalls:
         return markdown
     page.meta["tags"] = sorted({a for p in pitfalls for a in p.apis} | set(page.meta.get("tags", [])))
-    return markdown.rstrip() + "\n\n" + render_section(pitfalls, lang, gpu_runs())
+    root = Path(config.config_file_path).resolve().parent
+    path = Path(page.file.abs_src_path)
+    versions = matrix.current(matrix.load(root / matrix.DATA / Path(page.file.src_uri).with_suffix(".json")),
+                              read_blocks(path, root=root), root)
+    where = {p.id: holds(p, proof_blocks(path, p), versions) for p in pitfalls}
+    return markdown.rstrip() + "\n\n" + render_section(pitfalls, lang, gpu_runs(), where)
 
 
 def main(argv: list[str]) -> int:

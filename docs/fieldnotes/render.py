@@ -17,21 +17,86 @@ from fieldnotes.outputs import Slots, figure_html, output_html
 from fieldnotes.results import BlockResult, Env, PageRun
 
 
-def render_page(source: str, blocks: list[Block], run: PageRun | None, lang: str) -> tuple[str, Slots]:
+def render_page(source: str, blocks: list[Block], run: PageRun | None, lang: str,
+                versions: dict[str, dict] | None = None, recorded: dict | None = None) -> tuple[str, Slots]:
     """The page's Markdown with a slot under each block for its output, the environment note
     under the title, and the slots' HTML (:mod:`fieldnotes.outputs`: an output is never read as
-    Markdown). ``run`` None (execution switched off): the page as written."""
+    Markdown). ``versions``: the version matrix's current entries for the page (version ->
+    entry, fieldnotes.matrix.current): the note says where else the page was checked, and a
+    block that behaves differently on a version says so under its output. ``recorded``: a GPU
+    recording of the page's current code (fieldnotes.matrix.recording), shown, labelled, for
+    the GPU blocks this build did not run. ``run`` None (execution switched off): the page as
+    written."""
     slots = Slots()
     if run is None or not blocks:
         return source, slots
     t = text(lang)
+    others = {v: e for v, e in (versions or {}).items()
+              if run.env is None or v != run.env.torch.split("+")[0]}
     lines = source.splitlines()
-    for block, result in reversed(list(zip(blocks, run.results))):
-        lines[block.end:block.end] = render_result(block, result, t, run.env, slots)
+    for index, (block, result) in reversed(list(enumerate(zip(blocks, run.results)))):
+        shown = _recorded(result, recorded, index)
+        lines[block.end:block.end] = (render_recorded(block, shown, recorded, t, slots) if shown else
+                                      render_result(block, result, t, run.env, slots)) + \
+            version_notes(block, index, others, t, slots)
     if run.env:
         at = _after_title(lines)
-        lines[at:at] = ["", '!!! info ""', "", "    " + env_note(run.env, lang), ""]
+        note = env_note(run.env, lang) + matrix_note(others, versions is not None, t)
+        lines[at:at] = ["", '!!! info ""', "", "    " + note, ""]
     return "\n".join(lines) + "\n", slots
+
+
+def matrix_note(others: dict[str, dict], checked: bool, t: dict) -> str:
+    """Where else the page was checked (computed from the matrix data, never typed)."""
+    if not others:
+        return t["matrix_none"] if checked else ""
+    differ = sum(any(e["results"][i]["status"] == "error" or "output" in e["results"][i] for e in others.values())
+                 for i in range(len(next(iter(others.values()))["results"])))
+    devices = sorted({e["device"] for e in others.values()})
+    return t["matrix_note"].format(versions=t["and"].join(_versions(others)), devices=", ".join(devices),
+                                   differ=t["matrix_differ"].format(n=differ) if differ else t["matrix_same"])
+
+
+def version_notes(block: Block, index: int, others: dict[str, dict], t: dict, slots: Slots) -> list[str]:
+    """Under a block: one collapsed note per distinct behaviour on other torch versions (the
+    versions that share it named together), with what that version printed or raised."""
+    groups: dict[tuple, list[str]] = {}
+    for version, e in others.items():
+        r = e["results"][index]
+        if r["status"] == "error":
+            groups.setdefault(("error", r.get("output", ""), r.get("error", "")), []).append(version)
+        elif "output" in r:
+            groups.setdefault(("output", r["output"], ""), []).append(version)
+    lines, pad = [], block.indent
+    for (kind, output, error), versions in groups.items():
+        title = t["version_fails" if kind == "error" else "version_differs"].format(
+            versions=t["and"].join(_versions(dict.fromkeys(versions))))
+        body = output + (error + "\n" if error else "")
+        admonition = "failure" if kind == "error" else "info"
+        lines += ["", f'{pad}??? {admonition} "{title}"', "",
+                  f"{pad}    {slots.add(output_html(body, t['output']), block.where)}", ""]
+    return lines
+
+
+def _versions(entries: dict) -> list[str]:
+    return sorted(entries, key=lambda v: tuple(int(x) for x in v.split("+")[0].split(".") if x.isdigit()))
+
+
+def _recorded(result: BlockResult, recorded: dict | None, index: int) -> dict | None:
+    """The recorded result to show for a GPU block this build did not run, if there is one."""
+    if result.status != "needs-gpu" or not recorded or index >= len(recorded["results"]):
+        return None
+    r = recorded["results"][index]
+    return r if r["status"] == "ok" else None
+
+
+def render_recorded(block: Block, shown: dict, recorded: dict, t: dict, slots: Slots) -> list[str]:
+    """A GPU block's recorded output, under a label that says where and when it ran."""
+    label = t["recorded"].format(device=recorded["device"], torch=recorded["torch"],
+                                 cuda=recorded.get("cuda") or "?", date=recorded["date"])
+    pad = block.indent
+    body = slots.add(output_html(shown["output"], t["output"]), block.where) if shown["output"] else t["recorded_empty"]
+    return ["", f'{pad}!!! note "{label}"', "", f"{pad}    {body}", ""]
 
 
 def env_note(env: Env, lang: str) -> str:

@@ -439,7 +439,7 @@ def main(results_path: str, job: dict | None = None) -> None:
                         "(Popen.wait(), Pool.join(), a `wait` after `cmd &`) before it ends"))
             capture.stop()
             emit("result", index=index, **asdict(result))
-            if result.status == "error":
+            if result.status == "error" and not job.get("keep_going"):
                 break  # later blocks depend on this one
     _kill_all(psutil.Process().children(recursive=True))
     sys.stdout.flush()
