@@ -87,8 +87,9 @@ def demo(tmp_path):
 def test_a_page_says_where_else_it_ran_and_what_differs(demo):
     root, blocks, pinned, data = demo
     markdown, slots = render_page(PAGE, blocks, pinned, "en", current(data, blocks, root))
-    assert "The same code was also run on torch 2.4.1, on CPU (x86_64): 1 block(s) behaved differently" in markdown
-    assert '??? failure "On torch 2.4.1 this block fails"' in markdown
+    assert "The same code was also run on torch 2.4.1+cu121, on CPU (x86_64): 1 block(s) behaved differently" \
+        in markdown
+    assert '??? failure "On torch 2.4.1+cu121 this block fails"' in markdown
     assert any("RuntimeError: not on 2.4" in html for html in slots.html.values())
     changes = render_changes(root, "en")
     assert "## torch 2.4.1" in changes and "[Demo: Part](demo.md#part), block at line 9: fails: " \

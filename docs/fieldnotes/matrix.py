@@ -243,7 +243,7 @@ def _version_key(v: str) -> tuple:
 # --- the changes page (docs/<lang>/versions.md; docs/hooks/versions.py) ----------------------
 
 CHANGES_MARKER = "<!-- version-changes -->"
-HEADING = re.compile(r"^#{1,6}\s+(?P<title>.*?)\s*\{#(?P<id>[\w\-]+)\}\s*$")
+HEADING = re.compile(r"^(?P<level>#{1,6})\s+(?P<title>.*?)\s*\{#(?P<id>[\w\-]+)\}\s*$")
 
 CHANGES_TEXT = {
     "en": {"version": "torch {version}", "fails": "fails: ", "differs": "prints something else",
@@ -256,12 +256,17 @@ CHANGES_TEXT = {
 
 
 def _anchors(source: str) -> list[tuple[int, str, str]]:
-    """(line, id, title) of every heading with an explicit id."""
-    found = []
+    """(line, id, title) of every heading below the page's title with an explicit id; a
+    subsection's title names its section too ("`weights_only` › On by default")."""
+    found, parents = [], {}
     for number, line in enumerate(source.splitlines(), 1):
         m = HEADING.match(line)
-        if m:
-            found.append((number, m["id"], m["title"]))
+        if m and len(m["level"]) > 1:
+            level = len(m["level"])
+            parents = {k: v for k, v in parents.items() if k < level}
+            title = " › ".join([*(parents[k] for k in sorted(parents)), m["title"]])
+            parents[level] = m["title"]
+            found.append((number, m["id"], title))
     return found
 
 

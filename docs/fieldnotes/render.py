@@ -53,7 +53,8 @@ def matrix_note(others: dict[str, dict], checked: bool, t: dict) -> str:
     differ = sum(any(e["results"][i]["status"] == "error" or "output" in e["results"][i] for e in others.values())
                  for i in range(len(next(iter(others.values()))["results"])))
     devices = sorted({e["device"] for e in others.values()})
-    return t["matrix_note"].format(versions=t["and"].join(_versions(others)), devices=", ".join(devices),
+    return t["matrix_note"].format(versions=t["and"].join(others[v]["torch"] for v in _versions(others)),
+                                   devices=", ".join(devices),
                                    differ=t["matrix_differ"].format(n=differ) if differ else t["matrix_same"])
 
 
@@ -70,7 +71,7 @@ def version_notes(block: Block, index: int, others: dict[str, dict], t: dict, sl
     lines, pad = [], block.indent
     for (kind, output, error), versions in groups.items():
         title = t["version_fails" if kind == "error" else "version_differs"].format(
-            versions=t["and"].join(_versions(dict.fromkeys(versions))))
+            versions=t["and"].join(others[v]["torch"] for v in _versions(dict.fromkeys(versions))))
         body = output + (error + "\n" if error else "")
         admonition = "failure" if kind == "error" else "info"
         lines += ["", f'{pad}??? {admonition} "{title}"', "",
