@@ -246,10 +246,11 @@ CHANGES_MARKER = "<!-- version-changes -->"
 HEADING = re.compile(r"^(?P<level>#{1,6})\s+(?P<title>.*?)\s*\{#(?P<id>[\w\-]+)\}\s*$")
 
 CHANGES_TEXT = {
-    "en": {"version": "torch {version}", "fails": "fails: ", "differs": "prints something else",
+    "en": {"version": "torch {version}", "fails": "fails: ", "differs": "prints something else", "sep": ", ",
+           "colon": ": ",
            "none": "Every block behaves as on torch {pinned}.", "checked": "Run on {device}.",
            "line": "block at line {line}", "not_run": "No page has been run on another torch version yet."},
-    "zh": {"version": "torch {version}", "fails": "运行失败：", "differs": "输出不同",
+    "zh": {"version": "torch {version}", "fails": "运行失败：", "differs": "输出不同", "sep": "，", "colon": "：",
            "none": "每段代码的结果都与 torch {pinned} 相同。", "checked": "运行环境：{device}。",
            "line": "第 {line} 行的代码", "not_run": "还没有页面在其他 torch 版本上运行过。"},
 }
@@ -301,8 +302,8 @@ def render_changes(root: Path, lang: str) -> str:
                 link = f"{page.relative_to(docs).as_posix()}" + (f"#{anchor}" if anchor else "")
                 what = t["fails"] + "`" + _first_line(r.get("error", "")).replace("`", "'") + "`" \
                     if r["status"] == "error" else t["differs"]
-                name = title if section == title else f"{title}: {section}"
-                items.append(f"- [{name}]({link}), {t['line'].format(line=block.lineno)}: {what}")
+                name = title if section == title else f"{title}{t['colon']}{section}"
+                items.append(f"- [{name}]({link}){t['sep']}{t['line'].format(line=block.lineno)}{t['colon']}{what}")
     if not by_version:
         return t["not_run"]
     out = []
