@@ -89,7 +89,12 @@ def test_a_page_says_where_else_it_ran_and_what_differs(demo):
     markdown, slots = render_page(PAGE, blocks, pinned, "en", current(data, blocks, root))
     assert "The same code was also run on torch 2.4.1+cu121, on CPU (x86_64): 1 block(s) behaved differently" \
         in markdown
-    assert '??? failure "On torch 2.4.1+cu121 this block fails"' in markdown
+    assert '??? failure fn-version "On torch 2.4.1+cu121 this block fails"' in markdown
+    from fieldnotes.outputs import unindexed
+
+    assert unindexed('<details class="failure fn-version">', "fn-version") == \
+        '<details class="failure fn-version" data-search-exclude>'
+    assert unindexed('<details class="note">', "fn-version") == '<details class="note">'
     assert any("RuntimeError: not on 2.4" in html for html in slots.html.values())
     changes = render_changes(root, "en")
     assert "## torch 2.4.1" in changes and "[Demo: Part](demo.md#part), block at line 9: fails: " \

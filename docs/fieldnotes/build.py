@@ -26,8 +26,8 @@ from mkdocs.utils.meta import get_data
 
 from fieldnotes.blocks import Block, BlockError, read_blocks
 from fieldnotes import matrix
-from fieldnotes.outputs import SlotError, Slots
-from fieldnotes.render import env_note, executed_notebook, render_page
+from fieldnotes.outputs import SlotError, Slots, unindexed
+from fieldnotes.render import VERSION_NOTE, env_note, executed_notebook, render_page
 from fieldnotes.results import PageRun
 from fieldnotes.runs import Runs
 from fieldnotes.store import Store, default_folder
@@ -103,7 +103,7 @@ def on_page_content(html, page, config, files):
     slots = _slots.pop(page.file.abs_src_path, None)
     if slots is not None:
         try:
-            html = slots.fill(html)
+            html = unindexed(slots.fill(html), VERSION_NOTE)
         except SlotError as e:
             log.warning(str(e))
     env = page.meta.get("fieldnotes_env")

@@ -58,6 +58,13 @@ def figure_html(png_base64: str, alt: str) -> str:
     return f'<p><img alt="{htmllib.escape(alt)}" class="fn-figure" src="data:image/png;base64,{png_base64}" /></p>'
 
 
+def unindexed(html: str, css_class: str) -> str:
+    """``html`` with every ``<details>`` of ``css_class`` marked ``data-search-exclude`` (notes
+    whose words are the site's own interface text, not the page's content)."""
+    return re.sub(rf'<details class="([^"]*\b{re.escape(css_class)}\b[^"]*)"',
+                  r'<details class="\1" data-search-exclude', html)
+
+
 class SlotError(Exception):
     """A slot was not found in the page's HTML; the message names the block."""
 

@@ -74,9 +74,14 @@ def version_notes(block: Block, index: int, others: dict[str, dict], t: dict, sl
             versions=t["and"].join(others[v]["torch"] for v in _versions(dict.fromkeys(versions))))
         body = output + (error + "\n" if error else "")
         admonition = "failure" if kind == "error" else "info"
-        lines += ["", f'{pad}??? {admonition} "{title}"', "",
+        lines += ["", f'{pad}??? {admonition} {VERSION_NOTE} "{title}"', "",
                   f"{pad}    {slots.add(output_html(body, t['output']), block.where)}", ""]
     return lines
+
+
+VERSION_NOTE = "fn-version"
+"""Class of the notes under a block about other torch versions: kept out of the search index
+(fieldnotes.outputs.unindexed), since their titles are the same few words on every page."""
 
 
 def _versions(entries: dict) -> list[str]:
