@@ -58,26 +58,23 @@ OTHER = {
 }
 
 
-def site_markdown() -> markdown.Markdown:
-    """Python-Markdown with the site's extensions and options, as mkdocs.yml gives them
-    (snippets' base path made absolute, so that a real include would work here)."""
+def site_extensions() -> dict[str, dict]:
+    """The Markdown extensions mkdocs.yml enables, each with its options."""
     with open(ROOT / "mkdocs.yml", "rb") as f:
         config = yaml_load(f, get_yaml_loader())
-    names, configs = [], {}
+    extensions = {}
     for ext in config["markdown_extensions"]:
         name, options = next(iter(ext.items())) if isinstance(ext, dict) else (ext, {})
-        names.append(name)
-        configs[name] = dict(options or {})
+        extensions[name] = dict(options or {})
+    return extensions
+
+
+def site_markdown() -> markdown.Markdown:
+    """Python-Markdown with the site's extensions and options (snippets' base path made
+    absolute, so that a real include would work here)."""
+    configs = site_extensions()
     configs["pymdownx.snippets"]["base_path"] = [str(ROOT)]
-    return markdown.Markdown(extensions=names, extension_configs=configs)
-
-
-def enabled() -> list[str]:
-    md_names = []
-    with open(ROOT / "mkdocs.yml", "rb") as f:
-        for ext in yaml_load(f, get_yaml_loader())["markdown_extensions"]:
-            md_names.append(next(iter(ext)) if isinstance(ext, dict) else ext)
-    return md_names
+    return markdown.Markdown(extensions=list(configs), extension_configs=configs)
 
 
 def page_html(output: str) -> tuple[str, str]:
@@ -93,7 +90,7 @@ def page_html(output: str) -> tuple[str, str]:
 
 
 def test_every_enabled_extension_has_a_trigger_case():
-    assert set(enabled()) == set(TRIGGERS), "add an output that would trigger each new extension"
+    assert set(site_extensions()) == set(TRIGGERS), "add an output that would trigger each new extension"
 
 
 @pytest.mark.parametrize("extension", sorted(TRIGGERS))

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from fieldnotes.blocks import read_blocks
 from fieldnotes.languages import LANGS, TEXT
 from fieldnotes.pitfalls import TORCH, PitfallError, check_proofs, check_twins, load, render_index, render_section
 from fieldnotes.store import environment
@@ -195,11 +196,12 @@ def test_where_a_pitfall_holds_is_computed_from_the_runs(tmp_path):
 
     path = write(tmp_path, page([GOOD]))
     pitfall = load(path, tmp_path / "en")[0]
-    blocks = proof_blocks(path, pitfall)
+    blocks = proof_blocks(path.read_text(encoding="utf-8"), read_blocks(path), pitfall)
     assert blocks == [0]
     versions = {"2.4.1": {"results": [{"status": "error"}, {"status": "not-run"}]},
                 "2.9.1": {"results": [{"status": "ok"}, {"status": "needs-gpu"}]},
-                "2.6.0": {"results": [{"status": "not-run"}, {"status": "not-run"}]}}
+                "2.6.0": {"results": [{"status": "not-run"}, {"status": "not-run"}]},
+                "2.8.0": {"results": [{"status": "needs-gpu"}, {"status": "needs-gpu"}]}}
     assert holds(pitfall, blocks, versions) == (["2.9.1", TORCH], ["2.4.1"])
     section = render_section([pitfall], "en", where={pitfall.id: holds(pitfall, blocks, versions)})
     assert f"holds on torch 2.9.1, {TORCH}" in section and "its code fails on torch 2.4.1" in section

@@ -81,6 +81,10 @@ def _run_of(page) -> tuple[list[Block], PageRun | None]:
 
 def on_page_markdown(markdown, page, config, files):
     blocks, run = _run_of(page)
+    root = Path(config.config_file_path).resolve().parent
+    data = matrix.load(root / matrix.DATA / Path(page.file.src_uri).with_suffix(".json"))
+    # Kept for the pitfalls hook, which says on which versions each pitfall's proof passed.
+    page.meta["fieldnotes_blocks"], page.meta["fieldnotes_versions"] = blocks, matrix.current(data, blocks, root)
     if run is None:
         return markdown
     if page.file.src_uri.endswith(".ipynb"):  # mkdocs-jupyter renders a copy with the outputs
@@ -89,10 +93,8 @@ def on_page_markdown(markdown, page, config, files):
         page.meta["fieldnotes_env"] = run.env
         return markdown
     source = Path(page.file.abs_src_path).read_text(encoding="utf-8")
-    root = Path(config.config_file_path).resolve().parent
-    data = matrix.load(root / matrix.DATA / Path(page.file.src_uri).with_suffix(".json"))
     rendered, slots = render_page(source, blocks, run, config.theme["language"],
-                                  matrix.current(data, blocks, root), matrix.recording(data, blocks, root))
+                                  page.meta["fieldnotes_versions"], matrix.recording(data, blocks, root))
     _slots[page.file.abs_src_path] = slots
     return get_data(rendered)[0]
 

@@ -203,7 +203,7 @@ def run(root: Path, versions: list[Version], only: list[Path] | None = None, sha
             data = load(path)
             data["page"] = page.relative_to(root / "docs" / "en").as_posix()
             data["versions"][version.torch] = entry(got, base[page], blocks[page], root)
-            data["versions"] = dict(sorted(data["versions"].items(), key=lambda kv: _version_key(kv[0])))
+            data["versions"] = dict(sorted(data["versions"].items(), key=lambda kv: version_key(kv[0])))
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
             written += 1
@@ -229,14 +229,15 @@ def merge(root: Path, folders: list[Path]) -> int:
                 if version not in into["versions"] or e["date"] >= into["versions"][version]["date"]:
                     into["versions"][version] = e
     for rel, data in merged.items():
-        data["versions"] = dict(sorted(data["versions"].items(), key=lambda kv: _version_key(kv[0])))
+        data["versions"] = dict(sorted(data["versions"].items(), key=lambda kv: version_key(kv[0])))
         path = root / DATA / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     return len(merged)
 
 
-def _version_key(v: str) -> tuple:
+def version_key(v: str) -> tuple:
+    """Sort key of a torch version ("2.4.1", "2.14.1+cu130"): numerically, the local part ignored."""
     return tuple(int(x) for x in re.findall(r"\d+", v.split("+")[0]))
 
 
@@ -307,7 +308,7 @@ def render_changes(root: Path, lang: str) -> str:
     if not by_version:
         return t["not_run"]
     out = []
-    for version in sorted(by_version, key=_version_key):
+    for version in sorted(by_version, key=version_key):
         out += [f"## {t['version'].format(version=version)} {{#torch-{version.replace('.', '-')}}}", "",
                 t["checked"].format(device="; ".join(sorted(devices[version]))), ""]
         out += by_version[version] or [t["none"].format(pinned=PINNED)]

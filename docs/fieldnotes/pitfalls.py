@@ -148,15 +148,15 @@ def check_proofs(path: Path, pitfalls: list[Pitfall]) -> list[str]:
     return problems
 
 
-def proof_blocks(path: Path, pitfall: Pitfall) -> list[int]:
-    """Indices (in the page's executed blocks) of the blocks in the pitfall's proof sections."""
-    lines = path.read_text(encoding="utf-8").splitlines()
+def proof_blocks(source: str, blocks: list, pitfall: Pitfall) -> list[int]:
+    """Indices (in the page's executed ``blocks``) of the blocks in the pitfall's proof sections."""
+    lines = source.splitlines()
     headings = [(i + 1, len(m[1]), m[2]) for i, line in enumerate(lines) if (m := HEADING.match(line))]
     found = set()
     for anchor in pitfall.proof:
         span = _section(headings, anchor, len(lines))
         if span:
-            found |= {i for i, b in enumerate(read_blocks(path)) if span[0] < b.lineno < span[1] and b.file is None}
+            found |= {i for i, b in enumerate(blocks) if span[0] < b.lineno < span[1] and b.file is None}
     return sorted(found)
 
 
@@ -167,13 +167,14 @@ def holds(pitfall: Pitfall, blocks: list[int], versions: dict[str, dict]) -> tup
     for version, entry in versions.items():
         if version == TORCH:
             continue
-        statuses = [entry["results"][i]["status"] for i in blocks if i < len(entry["results"])]
+        # GPU blocks do not run on a CPU machine, on any version: as for this build, what ran decides.
+        statuses = [entry["results"][i]["status"] for i in blocks if i < len(entry["results"])
+                    and entry["results"][i]["status"] != "needs-gpu"]
         if statuses and all(s == "ok" for s in statuses):
             held.append(version)
         elif "error" in statuses:
             failed.append(version)
-    key = lambda v: tuple(int(x) for x in v.split("+")[0].split(".") if x.isdigit())  # noqa: E731
-    return sorted(held, key=key), sorted(failed, key=key)
+    return sorted(held, key=matrix.version_key), sorted(failed, key=matrix.version_key)
 
 
 def _section(headings: list[tuple[int, int, str]], anchor: str, end: int) -> tuple[int, int] | None:
@@ -336,11 +337,11 @@ def on_page_markdown(markdown, page, config, files):
     if not pitfalls:
         return markdown
     page.meta["tags"] = sorted({a for p in pitfalls for a in p.apis} | set(page.meta.get("tags", [])))
-    root = Path(config.config_file_path).resolve().parent
-    path = Path(page.file.abs_src_path)
-    versions = matrix.current(matrix.load(root / matrix.DATA / Path(page.file.src_uri).with_suffix(".json")),
-                              read_blocks(path, root=root), root)
-    where = {p.id: holds(p, proof_blocks(path, p), versions) for p in pitfalls}
+    # The matrix's current entries for the page, read by the execute hook (fieldnotes.build).
+    versions = page.meta.get("fieldnotes_versions", {})
+    blocks = page.meta.get("fieldnotes_blocks", [])
+    source = Path(page.file.abs_src_path).read_text(encoding="utf-8")
+    where = {p.id: holds(p, proof_blocks(source, blocks, p), versions) for p in pitfalls}
     return markdown.rstrip() + "\n\n" + render_section(pitfalls, lang, gpu_runs(), where)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from fieldnotes.blocks import Block
 from fieldnotes.languages import text
+from fieldnotes.matrix import version_key
 from fieldnotes.outputs import Slots, figure_html, output_html
 from fieldnotes.results import BlockResult, Env, PageRun
 
@@ -85,7 +86,7 @@ VERSION_NOTE = "fn-version"
 
 
 def _versions(entries: dict) -> list[str]:
-    return sorted(entries, key=lambda v: tuple(int(x) for x in v.split("+")[0].split(".") if x.isdigit()))
+    return sorted(entries, key=version_key)
 
 
 def _recorded(result: BlockResult, recorded: dict | None, index: int) -> dict | None:

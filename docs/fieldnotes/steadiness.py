@@ -71,9 +71,8 @@ def repeat(page: Path, times: int = 5, load: int = 2, report=print) -> int:
                 first, found = run, []
             else:
                 found = [f"run {number}: {d}" for d in differences(first, run, blocks)]
-            verdict = "failed" if error else ("first run" if number == 1 and not error else
-                                              "same as the first run" if not found else
-                                              f"{len(found)} block(s) differ")
+            verdict = ("failed" if error else "first run" if run is first else
+                       f"{len(found)} block(s) differ" if found else "same as the first run")
             report(f"{page.name}: run {number}/{times} with {load} busy process(es): {seconds:.1f} s, {verdict}")
             problems += found
     for problem in problems:
