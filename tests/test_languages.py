@@ -26,6 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 ZH = ROOT / "docs" / "zh"
 NOT_PROSE = re.compile(r"(?ms)^```.*?^```|`[^`]*`|<!--.*?-->|\]\([^)]*\)|\{[#.][^}]*\}|<[^>]+>")
 """Code (fenced and inline), comments, link targets, attribute lists, HTML tags: not prose."""
+GLOSS = re.compile(r"[（(][A-Za-z][A-Za-z0-9 ._/-]*[）)]")
+"""An English gloss in brackets after the Chinese term, as in 批归一化（batch norm）: allowed."""
 
 
 def avoided_terms(glossary: Path = ZH / "glossary.md") -> dict[str, str]:
@@ -58,13 +60,11 @@ def voice_problems(pages: list[Path], terms: dict[str, str], root: Path = ZH) ->
     found = []
     for page in pages:
         for n, line in prose_lines(page):
-            line = NOT_PROSE.sub(" ", line)
+            line = GLOSS.sub(lambda m: " " * len(m[0]), NOT_PROSE.sub(" ", line))
             for variant, use in terms.items():
                 latin = re.fullmatch(r"[A-Za-z]+", variant)
                 pattern = rf"(?<![\w-]){re.escape(variant)}(?![\w-])" if latin else re.escape(variant)
                 for m in re.finditer(pattern, line):
-                    if line[m.start() - 1:m.start()] in "（(" and line[m.end():m.end() + 1] in "）)":
-                        continue  # a gloss: 轮（epoch）
                     found.append(f"docs/zh/{page.relative_to(root).as_posix()}:{n}: {variant!r}: write {use!r} "
                                  "(docs/zh/glossary.md#one-term)")
     return found
@@ -72,7 +72,8 @@ def voice_problems(pages: list[Path], terms: dict[str, str], root: Path = ZH) ->
 
 def test_zh_pages_use_the_glossarys_terms():
     terms = avoided_terms()
-    assert {"前向计算", "epoch", "显存溢出", "跳跃连接", "loss"} <= set(terms), terms
+    assert {"前向计算", "epoch", "显存溢出", "跳跃连接", "loss", "batch", "batch size", "micro-batch",
+            "token", "登记", "时间步长"} <= set(terms), terms
     pages = [p for p in sorted(ZH.rglob("*.md")) if p.name != "glossary.md"]
     problems = voice_problems(pages, terms)
     assert not problems, "\n".join(problems)
@@ -86,3 +87,15 @@ def test_the_voice_check_sees_a_variant_in_prose_but_not_in_code(tmp_path):
     found = sorted(p.split(": ", 1)[1].split(":")[0] for p in problems)
     assert found == ["'epoch'", "'loss'", "'前向计算'", "'显存溢出'"], problems
     assert any(":3: '显存溢出'" in p for p in problems) and any(":8: 'epoch'" in p for p in problems), problems
+
+
+def test_the_new_terms_are_caught_in_prose_and_allowed_as_glosses(tmp_path):
+    """Issue 20's terms: "batch size", "micro-batch", "token", 登记 and 步长 for time steps are
+    caught in prose; a bracketed English gloss after the Chinese term, and code, are not."""
+    page = tmp_path / "page.md"
+    page.write_text("# 标题\n\n换了 batch size；每个 batch；一个 micro-batch；token 列表；参数登记；一条 8 步长的序列。\n\n"
+                    "批归一化（batch norm）和批次（batch）都可以，`batch_size=2` 也可以。\n", encoding="utf-8")
+    problems = voice_problems([page], avoided_terms(), tmp_path)
+    found = sorted(p.split(": ", 1)[1].split(":")[0] for p in problems)
+    assert found == ["'batch size'", "'batch'", "'batch'", "'micro-batch'", "'token'", "'步长的序列'", "'登记'"], problems
+    assert all(":3: " in p for p in problems), problems
