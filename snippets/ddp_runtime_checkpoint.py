@@ -1,0 +1,67 @@
+"""One layer applied twice, each time under reentrant activation checkpointing.
+
+Each reentrant checkpoint runs a backward pass of its own, so DDP's hook on each of the
+layer's parameters fires twice in one iteration. The script compares the gradients with one
+process on both ranks' data, for each way of wrapping."""
+import os
+import sys
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.checkpoint import checkpoint
+
+
+def gather(t):
+    """Stack t from every rank: row r is rank r's tensor."""
+    rows = [torch.empty_like(t) for _ in range(dist.get_world_size())]
+    dist.all_gather(rows, t.contiguous())
+    return torch.stack(rows)
+
+
+class Twice(nn.Module):
+    def __init__(self, use_reentrant):
+        super().__init__()
+        self.block = nn.Linear(3, 3)
+        self.use_reentrant = use_reentrant
+
+    def forward(self, x):
+        for _ in range(2):  # the same block twice, say a weight-shared layer
+            x = checkpoint(self.block, x, use_reentrant=self.use_reentrant)
+        return x
+
+
+dist.init_process_group("gloo")
+rank = dist.get_rank()
+cases = [("use_reentrant=True", True, {}),
+         ("use_reentrant=True, find_unused_parameters=True", True, {"find_unused_parameters": True}),
+         ("use_reentrant=True, static_graph=True", True, {"static_graph": True}),
+         ("use_reentrant=False", False, {})]
+for name, use_reentrant, kwargs in cases:
+    torch.manual_seed(0)
+    model = Twice(use_reentrant)
+    ddp = DDP(model, **kwargs)
+    g = torch.Generator().manual_seed(rank)  # different data on each rank
+    x = torch.randn(4, 3, generator=g, requires_grad=True)
+    try:
+        ddp(x).sum().backward()
+    except RuntimeError as e:
+        lines = str(e).splitlines()
+        if rank == 0:
+            print(f"{name}: RuntimeError: {lines[0].split('. ')[0]}.")
+            print("  " + lines[-1].replace("  ", " "))  # names the parameter
+        assert kwargs == {"find_unused_parameters": True}
+        continue
+    grads = gather(model.block.weight.grad.flatten())
+    torch.manual_seed(0)
+    single = Twice(use_reentrant)  # one process, both ranks' samples
+    single(gather(x.detach()).flatten(0, 1).requires_grad_()).sum().backward()
+    right = torch.allclose(grads[0], single.block.weight.grad.flatten() / 2)
+    if rank == 0:
+        print(f"{name}: grad equal on all ranks: {torch.equal(grads[0], grads[1])}, "
+              f"equal to one process: {right}")
+    assert right == (kwargs != {} or not use_reentrant)  # the plain reentrant case is silently wrong
+dist.destroy_process_group()
+sys.stdout.flush()
+os._exit(0)
