@@ -49,8 +49,9 @@ for name, use_reentrant, kwargs in cases:
     except RuntimeError as e:
         lines = str(e).splitlines()
         if rank == 0:
-            print(f"{name}: RuntimeError: {lines[0].split('. ')[0]}.")
-            print("  " + lines[-1].replace("  ", " "))  # names the parameter
+            # one write per line: torchrun's workers write unbuffered (see ddp_runtime_unused.py)
+            sys.stdout.write(f"{name}: RuntimeError: {lines[0].split('. ')[0]}.\n")
+            sys.stdout.write("  " + lines[-1].replace("  ", " ") + "\n")  # names the parameter
         assert kwargs == {"find_unused_parameters": True}
         continue
     grads = gather(model.block.weight.grad.flatten())
@@ -59,8 +60,8 @@ for name, use_reentrant, kwargs in cases:
     single(gather(x.detach()).flatten(0, 1).requires_grad_()).sum().backward()
     right = torch.allclose(grads[0], single.block.weight.grad.flatten() / 2)
     if rank == 0:
-        print(f"{name}: grad equal on all ranks: {torch.equal(grads[0], grads[1])}, "
-              f"equal to one process: {right}")
+        sys.stdout.write(f"{name}: grad equal on all ranks: {torch.equal(grads[0], grads[1])}, "
+                         f"equal to one process: {right}\n")
     assert right == (kwargs != {} or not use_reentrant)  # the plain reentrant case is silently wrong
 dist.destroy_process_group()
 sys.stdout.flush()

@@ -31,7 +31,9 @@ class TwoHeads(nn.Module):
 dist.init_process_group("gloo")
 rank = dist.get_rank()
 if rank == 0:
-    print("parameter indices:", ", ".join(f"{i} {n}" for i, (n, _) in enumerate(TwoHeads().named_parameters())))
+    # One write per line: torchrun's workers write unbuffered, and the two parts of a print()
+    # (the text, then the newline) could have another rank's traceback between them.
+    sys.stdout.write("parameter indices: " + ", ".join(f"{i} {n}" for i, (n, _) in enumerate(TwoHeads().named_parameters())) + "\n")
 
 for kwargs in [{name: True} for name in sys.argv[1:]] or [{}]:
     torch.manual_seed(0)
@@ -43,8 +45,9 @@ for kwargs in [{name: True} for name in sys.argv[1:]] or [{}]:
         grads = gather(model.used.weight.grad.flatten())
         synced = torch.equal(grads[0], grads[1])
         if rank == 0:
-            print(f"{kwargs or 'defaults'}, step {step}: used.weight.grad equal on all ranks: "
-                  f"{synced}, unused.weight.grad: {model.unused.weight.grad}", flush=True)
+            sys.stdout.write(f"{kwargs or 'defaults'}, step {step}: used.weight.grad equal on all ranks: "
+                             f"{synced}, unused.weight.grad: {model.unused.weight.grad}\n")
+            sys.stdout.flush()
         assert synced == bool(kwargs)  # with the defaults, step 0 silently skipped the all-reduce
         assert model.unused.weight.grad is None
         model.zero_grad()
