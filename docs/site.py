@@ -112,6 +112,9 @@ def main() -> int:
     parser.add_argument("--no-exec", action="store_true",
                         help="run no code at all (pages show no outputs): to check prose quickly")
     args = parser.parse_intermixed_args()
+    not_pages = [str(p) for p in args.pages if p.suffix not in (".md", ".ipynb") or not p.is_file()]
+    if not_pages:
+        parser.error(f"not a page file: {', '.join(not_pages)} (give pages such as docs/en/nn/dropout.md)")
     if args.command == "matrix":
         from fieldnotes import matrix
 
