@@ -202,3 +202,18 @@ def test_material_still_mounts_code_blocks_lazily(built_site):
     assert '"content.lazy"' in bundles[0].read_text(encoding="utf-8"), f"{bundles[0].name} has no content.lazy"
     config = json.loads(soup(built_site.path / "en" / "index.html").select_one("#__config").string)
     assert "content.lazy" in config["features"]
+
+
+def test_mkdocstrings_stylesheet_only_where_an_api_reference_is(built_site):
+    """Every page would load mkdocstrings' 6.6 KB stylesheet; only the API reference uses it."""
+    from fieldnotes.stylesheets import drop_unused_css
+
+    link = '<link rel="stylesheet" href="../../assets/_mkdocstrings.css">\n'
+    assert drop_unused_css(f"<head>{link}</head><p>prose</p>") == "<head></head><p>prose</p>"
+    kept = f'<head>{link}</head><div class="doc doc-object doc-function">'
+    assert drop_unused_css(kept) == kept
+    for lang in LANGS:
+        loading = sorted(html.parent.relative_to(built_site.path / lang).as_posix()
+                         for html in html_pages(built_site.path, lang) if "_mkdocstrings.css" in html.read_text())
+        assert loading == ["reference/helpers"], (lang, loading)
+        assert (built_site.path / lang / "assets" / "_mkdocstrings.css").is_file()
