@@ -4,6 +4,9 @@
     python docs/site.py serve [--port 8000]     # build, then serve http://127.0.0.1:8000/
     python docs/site.py build --fresh           # run every page again, ignoring stored runs
     python docs/site.py build --no-exec         # run nothing: prose only, no outputs
+    python docs/site.py check PAGE...           # one page in both languages: parity, pitfalls, links, its code
+    python docs/site.py new SECTION/TOPIC       # a new page in both languages, with its nav lines
+    python docs/site.py sync PAGE               # the other language's code, ids and pitfall fields from PAGE
     python docs/site.py repeat PAGE --times 5 --load 2   # same output on every run, also when busy?
     python docs/site.py matrix [--torch 2.4.1,2.14.1] [--shard 1/4] [PAGE ...]   # other torch versions
 
@@ -91,9 +94,12 @@ def serve(out: Path, port: int) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=["build", "serve", "repeat", "matrix"])
+    parser.add_argument("command", choices=["build", "serve", "check", "new", "sync", "repeat", "matrix"])
     parser.add_argument("pages", nargs="*", type=Path,
-                        help="repeat: the pages to run again and again; matrix: the pages (default: all)")
+                        help="check, sync: pages (docs/en/x/y.md, docs/zh/x/y.md or x/y); new: SECTION/TOPIC; "
+                             "repeat: the pages to run again and again; matrix: the pages (default: all)")
+    parser.add_argument("--title", help="new: the English page title (default: from the topic's name)")
+    parser.add_argument("--title-zh", help="new: the Chinese page title (default: the English one, to translate)")
     parser.add_argument("--torch", metavar="V[,V...]", type=lambda s: [v for v in s.split(",") if v],
                         help="matrix: these versions, comma-separated (default: all)")
     parser.add_argument("--shard", metavar="I/N", help="matrix: the I-th of N shares of the pages")
@@ -112,6 +118,24 @@ def main() -> int:
     parser.add_argument("--no-exec", action="store_true",
                         help="run no code at all (pages show no outputs): to check prose quickly")
     args = parser.parse_intermixed_args()
+    if args.command == "check":
+        from fieldnotes import check
+
+        if not args.pages:
+            parser.error("check needs at least one page, e.g. docs/en/nn/dropout.md or nn/dropout")
+        return check.main(ROOT, [str(p) for p in args.pages], fresh=args.fresh, execute=not args.no_exec)
+    if args.command == "new":
+        from fieldnotes import scaffold
+
+        if len(args.pages) != 1:
+            parser.error("new takes one SECTION/TOPIC, e.g. nn/interpolate")
+        return scaffold.main(ROOT, str(args.pages[0]), args.title, args.title_zh)
+    if args.command == "sync":
+        from fieldnotes import sync
+
+        if len(args.pages) != 1:
+            parser.error("sync takes the one page you edited, e.g. docs/en/nn/dropout.md")
+        return sync.main(ROOT, args.pages[0])
     not_pages = [str(p) for p in args.pages if p.suffix not in (".md", ".ipynb") or not p.is_file()]
     if not_pages:
         parser.error(f"not a page file: {', '.join(not_pages)} (give pages such as docs/en/nn/dropout.md)")

@@ -19,7 +19,7 @@ from fieldnotes.blocks import read_blocks
 from fieldnotes.languages import LANGS
 from fieldnotes.store import Store, default_folder, page_key
 from sitebuild import FENCE, make_project, run, run_together
-from test_parity import parity_problems
+from fieldnotes.parity import problems as parity_problems
 
 SWALLOWS = ("import os\n\n\ndef spam():\n    while True:\n        try:\n            os.write(1, b'x' * 1000)\n"
             "        except BaseException:\n            pass\n\n\nwhile True:\n    try:\n        spam()\n"
@@ -197,9 +197,12 @@ def test_parity_check_sees_changed_code_and_anchors(tmp_path):
     zh = project / "docs" / "zh" / "page.md"
     zh.write_text(f"# P\n\n## 部分 {{#bufen}}\n\n{FENCE}python\nprint(2)\n{FENCE}\n", encoding="utf-8")
     problems = "\n".join(parity_problems(project / "docs"))
-    assert "page.md: block 1 differs between en and zh" in problems
+    assert "page.md: block 1 differs between en and zh (code, language or markers: code): " \
+           "docs/en/page.md:5 ```python 'print(1)' vs docs/zh/page.md:5 ```python 'print(2)'" in problems, problems
     zh.write_text(f"# P\n\n## 部分 {{#bufen}}\n\n{FENCE}python\nprint(1)\n{FENCE}\n", encoding="utf-8")
-    assert "page.md: heading ids differ: en ['part'] vs zh ['bufen']" in parity_problems(project / "docs")
+    problems = "\n".join(parity_problems(project / "docs"))
+    assert "page.md: heading ids differ: en ['part'] vs zh ['bufen']; first difference: " \
+           "docs/en/page.md:3 #part vs docs/zh/page.md:3 #bufen" in problems, problems
 
 
 

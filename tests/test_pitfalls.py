@@ -85,7 +85,30 @@ def test_translations_must_keep_the_language_neutral_fields(tmp_path):
     assert check_twins(en, tmp_path / "en", list(LANGS)) == []  # only the words differ
     write(tmp_path, page([{**GOOD, "severity": "high"}]), "zh")
     problems = "\n".join(check_twins(en, tmp_path / "en", list(LANGS)))
-    assert "pitfalls differ from" in problems and "'severity': \"'high'\"" in problems, problems
+    # the field, its value on each side, and its line in each file
+    assert re.search(r"en/demo\.md:(\d+): pitfall demo-zeros: 'severity' is 'low' here, 'high' in "
+                     r"\S*zh/demo\.md:\1 ", problems), problems
+    assert problems.count("\n") == 0, "one line per differing field"
+    write(tmp_path, page([GOOD, {**GOOD, "id": "demo-ones"}]), "zh")
+    problems = "\n".join(check_twins(en, tmp_path / "en", list(LANGS)))
+    assert re.search(r"zh/demo\.md:\d+: pitfall demo-ones is not in \S*en/demo\.md", problems), problems
+
+
+def test_a_wrong_proof_id_names_the_closest_heading_ids_first(tmp_path):
+    problems = problems_of(tmp_path, {"proof": ["shwn"]})
+    assert re.search(r"demo\.md:\d+: pitfall demo-zeros: proof '#shwn' is not a heading id of this page; "
+                     r"closest: shown(, \S+)*; the others: ", problems), problems
+    path = tmp_path / "en" / "demo.md"
+    line = int(re.search(r"demo\.md:(\d+):", problems)[1])
+    assert path.read_text(encoding="utf-8").splitlines()[line - 1].strip().startswith("proof:"), \
+        "the line named is the proof field's own"
+
+
+def test_an_unreadable_fence_is_reported_once_by_the_build(tmp_path):
+    """The execute hook reports a page whose blocks cannot be read; the pitfall check stays quiet
+    about it, so the warning is not printed twice."""
+    body = BODY.replace(f"{FENCE}python\nimport torch", f"{FENCE}py\nimport torch", 1)
+    assert problems_of(tmp_path, {}, body) == ""
 
 
 @pytest.mark.timeout(600)

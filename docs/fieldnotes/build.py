@@ -50,7 +50,8 @@ def on_files(files, config):
     _pages.clear()
     root = Path(config.config_file_path).resolve().parent
     execute = _flag("FIELDNOTES_EXECUTE", "1")
-    _runs = Runs(root, Store(default_folder(root)), fresh=_flag("FIELDNOTES_FRESH", "0")) if execute else None
+    _runs = Runs(root, Store(default_folder(root)), fresh=_flag("FIELDNOTES_FRESH", "0"),
+                 report=lambda line: log.info(f"code: {line}")) if execute else None
     _notebooks = Path(tempfile.mkdtemp(prefix="fieldnotes-notebooks-"))
     snippets = config.mdx_configs.get("pymdownx.snippets", {})
     for file in files.documentation_pages():

@@ -21,6 +21,7 @@ MkDocs events below.
 
 from __future__ import annotations
 
+import difflib
 import logging
 import re
 import sys
@@ -120,8 +121,8 @@ def check_proofs(path: Path, pitfalls: list[Pitfall]) -> list[str]:
     headings = [(i + 1, len(m[1]), m[2]) for i, line in enumerate(lines) if (m := HEADING.match(line))]
     try:
         blocks = read_blocks(path)
-    except BlockError as e:
-        return [str(e)]
+    except BlockError:
+        return []  # the page's blocks cannot be read: the execute hook reports it, once
     where = relpath(path)
     if any(hid == "pitfalls" for _, _, hid in headings):
         problems.append(f"{where}: remove the hand-written {{#pitfalls}} section: the build "
@@ -135,7 +136,12 @@ def check_proofs(path: Path, pitfalls: list[Pitfall]) -> list[str]:
         for anchor in p.proof:
             span = _section(headings, anchor, len(lines))
             if span is None:
-                problems.append(f"{at}: proof '#{anchor}' is not a heading id of this page")
+                known = [hid for _, _, hid in headings]
+                close = difflib.get_close_matches(anchor, known, n=3, cutoff=0.3)
+                rest = [k for k in known if k not in close]
+                problems.append(f"{where}:{_field_line(text, p.id, 'proof')}: pitfall {p.id}: proof '#{anchor}' "
+                                f"is not a heading id of this page; closest: {', '.join(close) or '(none)'}"
+                                + (f"; the others: {', '.join(rest)}" if rest else ""))
                 continue
             ran = [b for b in blocks if span[0] < b.lineno < span[1] and b.file is None]
             if not ran:
@@ -186,24 +192,63 @@ def _section(headings: list[tuple[int, int, str]], anchor: str, end: int) -> tup
 
 
 def check_twins(path: Path, docs_dir: Path, langs: list[str]) -> list[str]:
-    """The language-neutral fields (NEUTRAL) are the same, in the same order, in each translation."""
-    mine = [p.neutral() for p in load(path, docs_dir)]
+    """The language-neutral fields (NEUTRAL) are the same, in the same order, in each translation.
+    Each difference names the field and the line of it in both files."""
+    mine = load(path, docs_dir)
+    text = path.read_text(encoding="utf-8")
     problems = []
     for lang in langs:
         twin = docs_dir.parent / lang / path.relative_to(docs_dir)
         if lang == docs_dir.name or not twin.is_file():
             continue
         try:
-            theirs = [p.neutral() for p in load(twin, docs_dir.parent / lang)]
+            theirs = load(twin, docs_dir.parent / lang)
         except PitfallError:
             continue  # reported by that language's build
-        if mine != theirs:
-            diff = next((f"pitfall {n + 1}: {dict(zip(NEUTRAL, a))} != {dict(zip(NEUTRAL, b))}"
-                         for n, (a, b) in enumerate(zip(mine, theirs)) if a != b),
-                        f"{len(mine)} pitfalls here, {len(theirs)} there")
-            problems.append(f"{relpath(path)}: pitfalls differ from {relpath(twin)} in "
-                            f"{', '.join(NEUTRAL)}: {diff}")
+        problems += twin_differences(path, text, mine, twin, twin.read_text(encoding="utf-8"), theirs)
     return problems
+
+
+def twin_differences(path: Path, text: str, mine: list[Pitfall], twin: Path, twin_text: str,
+                     theirs: list[Pitfall]) -> list[str]:
+    """Field by field: ``path:line: pitfall ID: 'apis' is [...] here, [...] in twin:line``."""
+    root = find_root(path.parent, default=path.parents[2])  # docs/<lang>/page.md without a project
+    here, there = relpath(path, root), relpath(twin, root)
+    problems = []
+    ids, twin_ids = [p.id for p in mine], [p.id for p in theirs]
+    if ids != twin_ids:
+        only_here = [i for i in ids if i not in twin_ids]
+        only_there = [i for i in twin_ids if i not in ids]
+        if only_here or only_there:
+            problems += [f"{here}:{_line_of(text, i)}: pitfall {i} is not in {there}" for i in only_here]
+            problems += [f"{there}:{_line_of(twin_text, i)}: pitfall {i} is not in {here}" for i in only_there]
+        else:
+            problems.append(f"{here}:1: pitfalls are in another order than in {there}: {ids} vs {twin_ids}")
+    by_id = {p.id: p for p in theirs}
+    for p in mine:
+        q = by_id.get(p.id)
+        if q is None:
+            continue
+        for name in NEUTRAL[1:]:
+            a, b = getattr(p, name), getattr(q, name)
+            if a != b:
+                problems.append(f"{here}:{_field_line(text, p.id, name)}: pitfall {p.id}: '{name}' is {a!r} here, "
+                                f"{b!r} in {there}:{_field_line(twin_text, p.id, name)} (language-neutral fields "
+                                "are the same in every language; docs/site.py sync PAGE copies them)")
+    return problems
+
+
+def _field_line(text: str, pid: str, name: str) -> int:
+    """The line of ``name:`` inside the entry of pitfall ``pid`` (the entry's line if not found)."""
+    start = _line_of(text, pid)
+    lines = text.splitlines()
+    for n in range(start, len(lines)):
+        line = lines[n]
+        if re.match(r"^\s*-\s+id:", line) or line.strip() == "---":
+            break
+        if re.match(rf"^\s+{re.escape(name)}:", line):
+            return n + 1
+    return start
 
 
 def gpu_runs() -> bool:
@@ -345,6 +390,17 @@ def on_page_markdown(markdown, page, config, files):
     return markdown.rstrip() + "\n\n" + render_section(pitfalls, lang, gpu_runs(), where)
 
 
+def check(path: Path, docs: Path) -> list[str]:
+    """Every problem of one page's pitfalls (fields, proofs, the translations' neutral fields),
+    and a page whose blocks cannot be read; raises PitfallError for unreadable entries."""
+    pitfalls = load(path, docs)
+    try:
+        read_blocks(path)
+    except BlockError as e:
+        return [str(e)]
+    return check_proofs(path, pitfalls) + check_twins(path, docs, list(LANGS))
+
+
 def main(argv: list[str]) -> int:
     """Check the pitfalls of the given pages (each in every language) and print the sections."""
     status = 0
@@ -356,7 +412,7 @@ def main(argv: list[str]) -> int:
             path = docs / Path(*rel.parts[1:])
             try:
                 pitfalls = load(path, docs)
-                problems = check_proofs(path, pitfalls) + check_twins(path, docs, list(LANGS))
+                problems = check(path, docs)
             except PitfallError as e:
                 pitfalls, problems = [], [str(e)]
             for problem in problems:

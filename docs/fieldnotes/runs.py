@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Callable
 
 from fieldnotes.blocks import Block
 from fieldnotes.execute import run_page
@@ -28,8 +30,13 @@ so none runs a page that another has run or is running."""
 
 class Runs:
     def __init__(self, root: Path, store: Store | None, fresh: bool = False,
-                 workers: int | None = None):
-        self.root, self.store, self.fresh = root, store, fresh
+                 workers: int | None = None, report: Callable[[str], None] | None = None):
+        """``report``: called with a line when a page starts running and when it is done (which
+        page, how many are done of how many to run, the time so far): a cold build's progress."""
+        self.root, self.store, self.fresh, self.report = root, store, fresh, report
+        self.started = time.monotonic()
+        self.to_run: set[str] = set()  # keys that had no stored run when they were asked for
+        self.done: set[str] = set()
         self.pool = ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 2,
                                        thread_name_prefix="fieldnotes-page")
         self.shared = Store(Path(os.environ[BUILD_RUNS])) if os.environ.get(BUILD_RUNS) else None
@@ -46,6 +53,8 @@ class Runs:
         upto = None if upto is None or upto >= len(blocks) else upto
         with self._lock:
             if (key, upto) not in self._futures:
+                if upto is not None or self.fresh or not (self.store and self.store.has(key)):
+                    self.to_run.add(key)
                 self._futures[(key, upto)] = self.pool.submit(self._get, key, blocks, upto)
             return self._futures[(key, upto)]
 
@@ -61,17 +70,31 @@ class Runs:
             return self._run(key, blocks, upto)
         if run := self._lookup(key):
             self.reused.append(key)
+            self._progress("reused", key, 0.0, "run by the other build")
             return run
         if self.store is None:
             return self._run(key, blocks, None)
         with self.store.lock(key):
             if run := self._lookup(key):  # run by another process while this one waited
                 self.reused.append(key)
+                self._progress("reused", key, 0.0, "run by the other build")
                 return run
             return self._run(key, blocks, None)
 
+    def _progress(self, what: str, key: str, seconds: float | None, how: str = "") -> None:
+        if self.report is None or key not in self.to_run:
+            return
+        if what != "running":
+            self.done.add(key)
+        took = f" in {seconds:.1f} s" if seconds else ""
+        self.report(f"{what} {self.names[key]}{took}{f' ({how})' if how else ''} "
+                    f"[{len(self.done)}/{len(self.to_run)} done, {time.monotonic() - self.started:.0f} s]")
+
     def _run(self, key: str, blocks: list[Block], upto: int | None) -> PageRun:
+        self._progress("running", key, None)
+        start = time.monotonic()
         run = run_page(blocks, self.root, upto)
+        self._progress("ran" if run.ok else "failed", key, time.monotonic() - start)
         self.ran.append(key)
         if upto is None:
             if self.shared:

@@ -122,6 +122,9 @@ class Store:
         except (FileNotFoundError, ValueError, KeyError, TypeError):
             return None  # absent, or unreadable (then it is simply run again)
 
+    def has(self, key: str) -> bool:
+        return self._path(key).is_file()
+
     def put(self, key: str, run: PageRun) -> None:
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
