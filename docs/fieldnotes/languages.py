@@ -60,6 +60,12 @@ TEXT: dict[str, dict] = {
         "not_held": "its code fails on torch {versions}",
         "not_run": "needs a GPU: not run on this build",
         "pitfall": "Pitfall", "page": "Page", "sev_col": "Severity",
+        # a translation that may lag the other language's page (fieldnotes.staleness)
+        "stale_note": "The {other} page changed on {date} ({change}); this translation may lag behind it.",
+        "stale_link": "Read the {other} page",
+        "stale_lang": {"en": "English", "zh": "Chinese"},
+        "stale_commit": "commit {sha}",
+        "stale_uncommitted": "not committed yet",
     },
     "zh": {
         "output": "输出",
@@ -89,6 +95,11 @@ TEXT: dict[str, dict] = {
         "not_held": "在 torch {versions} 上其代码运行失败",
         "not_run": "需要 GPU：本次构建未运行",
         "pitfall": "坑", "page": "页面", "sev_col": "严重程度",
+        "stale_note": "{other}页面于 {date} 更新（{change}），本页译文可能尚未跟上。",
+        "stale_link": "阅读{other}页面",
+        "stale_lang": {"en": "英文", "zh": "中文"},
+        "stale_commit": "提交 {sha}",
+        "stale_uncommitted": "尚未提交",
     },
 }
 
