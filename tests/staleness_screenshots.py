@@ -52,6 +52,11 @@ def add_sentence(path: Path, sentence: str) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory(prefix="fieldnotes-staleness-") as tmp:
         clone, site, port = Path(tmp) / "clone", Path(tmp) / "site", free_port()
@@ -66,8 +71,7 @@ def main() -> int:
         if build.returncode:
             print(build.stdout[-4000:] + build.stderr[-2000:])
             return 1
-        handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
-        handler.log_message = lambda *args: None
+        handler = functools.partial(_QuietHandler, directory=str(site))
         server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         from playwright.sync_api import sync_playwright
