@@ -14,7 +14,8 @@ Each language is its own MkDocs site (mkdocs.yml, mkdocs.zh.yml) built into site
 site/index.html sends a reader to the language of their browser. Pages whose code, included
 files, torch and device are unchanged reuse their stored run (.cache/fieldnotes/, see
 fieldnotes.store); the languages share runs. To preview one language with live reload
-instead: ``mkdocs serve`` or ``mkdocs serve -f mkdocs.zh.yml`` (it reuses the store too).
+instead: ``mkdocs serve --dirty`` or ``mkdocs serve --dirty -f mkdocs.zh.yml`` (a save rebuilds only
+the pages it changed, fieldnotes.preview; it reuses the store too).
 """
 
 from __future__ import annotations
@@ -25,13 +26,17 @@ import http.server
 import os
 import subprocess
 import sys
+import re
 import tempfile
+import threading
 from pathlib import Path
 
 from fieldnotes.languages import CONFIGS
+from fieldnotes.progress import Console
 from fieldnotes.runs import BUILD_RUNS
 
 ROOT = Path(__file__).resolve().parents[1]
+PROGRESS = re.compile(r"code: (running|ran|reused|failed) ")  # fieldnotes.runs' progress lines
 
 LANDING = """<!doctype html>
 <html lang="en">
@@ -70,14 +75,25 @@ def build(out: Path, base_url: str | None, fresh: bool = False, execute: bool = 
         lang: subprocess.Popen(
             [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", config,
              "--site-dir", str(out.resolve() / lang)],
-            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
         for lang, config in CONFIGS.items()
     }
+    console = Console()
+
+    def relay(lang: str, stream) -> None:  # each line as it comes; page progress as the live line
+        for line in stream:
+            text = f"[{lang}] {line.rstrip()}"
+            (console.status if PROGRESS.search(line) else console.line)(text)
+
+    readers = [threading.Thread(target=relay, args=(lang, run.stdout)) for lang, run in runs.items()]
+    for reader in readers:
+        reader.start()
+    for reader in readers:
+        reader.join()
     status = 0
-    for lang, run in runs.items():
-        output, _ = run.communicate()
-        print("".join(f"[{lang}] {line}\n" for line in output.splitlines()), end="")
-        status = status or run.returncode
+    for run in runs.values():
+        status = status or run.wait()
+    console.close()
     if shared_runs:
         shared_runs.cleanup()
     (out / "index.html").write_text(LANDING, encoding="utf-8")
@@ -152,9 +168,11 @@ def main() -> int:
             return 0
         if args.merge:
             print(f"merged {matrix.merge(ROOT, args.merge)} page files into {matrix.DATA}")
+            print(f"{matrix.write_coverage(ROOT)} (reports/matrix.md)")
             return 0
         only = [p.resolve() for p in args.pages] or None
         matrix.run(ROOT, versions, only, args.shard, log=lambda line: print(line, flush=True))
+        print(f"{matrix.write_coverage(ROOT)} (reports/matrix.md)")
         return 0
     if args.command == "repeat":
         from fieldnotes.steadiness import repeat

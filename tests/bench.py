@@ -82,11 +82,11 @@ class Edits:
 class Serve:
     """``mkdocs serve`` (English) in the copy; times a rebuild from an edit to 'Reloading browsers'."""
 
-    def __init__(self, project: Path, env: dict):
+    def __init__(self, project: Path, env: dict, *extra: str):
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        self.proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}"],
+            self.port = port = s.getsockname()[1]
+        self.proc = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}", *extra],
                                      cwd=project, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                      env={**os.environ, "NO_MKDOCS_2_WARNING": "1", **env})
         self.lines: queue.Queue[str] = queue.Queue()
@@ -117,6 +117,46 @@ class Serve:
         self.proc.wait()
 
 
+class Preview:
+    """A preview as a writer sees it: ``mkdocs serve`` (``--dirty`` or not) and the edited page
+    open in headless Chromium; times a save to the moment the new text shows in the browser."""
+
+    def __init__(self, project: Path, *extra: str):
+        from playwright.sync_api import sync_playwright
+
+        sys.path.insert(0, str(ROOT / "tests"))
+        from browsing import launch
+
+        self.serve = Serve(project, {}, *extra)
+        self.playwright = sync_playwright().start()
+        self.browser = launch(self.playwright)
+        self.page = self.browser.new_page()
+        url = f"http://127.0.0.1:{self.serve.port}/en/" + PAGE.removeprefix("docs/en/").removesuffix(".md") + "/"
+        self.page.goto(url)
+
+    def shows(self, edit, text: str, timeout: float = 120) -> float:
+        start = time.monotonic()
+        edit()
+        self.page.wait_for_function("t => document.body && document.body.innerText.includes(t)", arg=text,
+                                    timeout=timeout * 1000, polling=20)
+        return time.monotonic() - start
+
+    def stop(self) -> None:
+        self.browser.close()
+        self.playwright.stop()
+        self.serve.stop()
+
+
+def preview_figures(project: Path, edits: Edits, m: dict[str, float]) -> None:
+    """Save-to-browser times of a prose and a code edit, under plain and dirty ``mkdocs serve``."""
+    for name, extra in (("plain", ()), ("dirty", ("--dirty",))):
+        print(f"preview in Chromium, mkdocs serve {' '.join(extra)}...", flush=True)
+        preview = Preview(project, *extra)
+        m[f"preview_{name}_prose"] = median(lambda: preview.shows(edits.prose, f"by the benchmark ({edits.n + 1})"))
+        m[f"preview_{name}_code"] = median(lambda: preview.shows(edits.code, f"# benchmark edit {edits.n + 1}"))
+        preview.stop()
+
+
 def page_run_seconds(project: Path) -> float:
     code = ("import sys, time\nfrom pathlib import Path\nfrom fieldnotes.blocks import read_blocks\n"
             "from fieldnotes.execute import run_page\nblocks = read_blocks(Path(sys.argv[1]))\n"
@@ -128,11 +168,21 @@ def page_run_seconds(project: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-pytest", action="store_true", help="skip the full test run")
+    parser.add_argument("--preview", action="store_true",
+                        help="only the preview figures (mkdocs serve and --dirty, in Chromium), printed")
     args = parser.parse_args()
     m: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="fieldnotes-bench-") as tmp:
         project = copy_tree(Path(tmp))
         edits = Edits(project)
+        if args.preview:  # the store holds every page, as for a contributor who built once
+            if (ROOT / ".cache" / "fieldnotes").is_dir():
+                shutil.copytree(ROOT / ".cache" / "fieldnotes", project / ".cache" / "fieldnotes")
+            build(project)
+            m["page_run"] = page_run_seconds(project)
+            preview_figures(project, edits, m)
+            print("\n".join(f"{k}: {v:.2f} s" for k, v in m.items()))
+            return
         print("floor: builds with execution off ...", flush=True)
         m["floor"] = median(lambda: build(project, "--no-exec"))
         print("cold build ...", flush=True)
@@ -152,6 +202,7 @@ def main() -> None:
         m["serve_prose"] = median(lambda: serve.reload(edits.prose))
         m["serve_code"] = median(lambda: serve.reload(edits.code))
         serve.stop()
+        preview_figures(project, edits, m)
         if not args.no_pytest:
             print("python -m pytest (the whole suite) ...", flush=True)
             shutil.rmtree(project / ".cache", ignore_errors=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+
 import functools
 import http.server
 import os
@@ -13,7 +15,7 @@ import pytest
 
 from browsing import launch
 from fieldnotes.languages import LANGS
-from sitebuild import BROWSER, PORT, PREBUILT, SCREENSHOTS, SUMMARIES, Built, build_site
+from sitebuild import BROWSER, PORT, PREBUILT, ROOT, SCREENSHOTS, SUMMARIES, Built, build_site
 
 
 @pytest.fixture(scope="session")
@@ -83,6 +85,34 @@ def pytest_collection_modifyitems(items):
             return 2
         return 1 if item.nodeid.startswith("docs/") else 0
     items.sort(key=stage)  # stable: within a stage, collection order
+
+
+def _tree_state() -> str | None:
+    """``git status`` of the repository (tracked changes and files git does not ignore)."""
+    try:
+        done = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=ROOT,
+                              capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+_TREE_AT_START = _tree_state()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """The tests leave the tree as they found it: what they write goes to ignored paths
+    (reports/, .cache/, site/); committed reports change only when a report command runs."""
+    after = _tree_state()
+    if _TREE_AT_START is None or after is None or after == _TREE_AT_START:
+        return
+    before = set(_TREE_AT_START.splitlines())
+    changed = [line for line in after.splitlines() if line not in before]
+    if changed:
+        session.config.pluginmanager.get_plugin("terminalreporter").write_line(
+            "ERROR: the tests changed the working tree (write to an ignored path instead):\n  "
+            + "\n  ".join(changed), red=True)
+        session.exitstatus = 1
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -25,7 +25,7 @@ from pathlib import Path
 from mkdocs.utils.meta import get_data
 
 from fieldnotes.blocks import Block, BlockError, read_blocks
-from fieldnotes import matrix
+from fieldnotes import matrix, preview
 from fieldnotes.outputs import SlotError, Slots, unindexed
 from fieldnotes.render import VERSION_NOTE, env_note, executed_notebook, render_page
 from fieldnotes.results import PageRun
@@ -54,14 +54,19 @@ def on_files(files, config):
                  report=lambda line: log.info(f"code: {line}")) if execute else None
     _notebooks = Path(tempfile.mkdtemp(prefix="fieldnotes-notebooks-"))
     snippets = config.mdx_configs.get("pymdownx.snippets", {})
+    found = []
     for file in files.documentation_pages():
-        if not file.src_uri.endswith((".md", ".ipynb")):
-            continue
+        if not file.src_uri.endswith((".md", ".ipynb")) or preview.unchanged(file):
+            continue  # (a dirty preview does not rebuild an unchanged page: nothing to run)
         try:
             blocks = read_blocks(Path(file.abs_src_path), snippets, root)
         except BlockError as e:
             _pages[file.abs_src_path] = ([], None, str(e))
             continue
+        found.append((file, blocks))
+    if _runs:
+        _runs.expect([blocks for _, blocks in found if blocks])
+    for file, blocks in found:
         run = _runs.submit(blocks) if _runs and blocks else None
         _pages[file.abs_src_path] = (blocks, run, None)
     return files

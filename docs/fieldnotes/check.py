@@ -35,7 +35,10 @@ def topic(root: Path, arg: str | Path) -> str:
     """``docs/en/nn/dropout.md``, ``docs/zh/nn/dropout.md``, ``nn/dropout.md`` or ``nn/dropout``
     -> ``nn/dropout.md`` (the page's path inside each language's folder)."""
     path = Path(arg)
-    absolute = (Path.cwd() / path).resolve() if not path.is_absolute() else path
+    if path.is_absolute():
+        absolute = path
+    else:  # relative to the project root (where the README's commands run), else to here
+        absolute = (root / path).resolve() if (root / path).exists() else (Path.cwd() / path).resolve()
     docs = (root / "docs").resolve()
     if absolute.is_relative_to(docs) and len(absolute.relative_to(docs).parts) > 1 \
             and absolute.relative_to(docs).parts[0] in LANGS:
@@ -78,7 +81,8 @@ def check_page(root: Path, page: str, runs: Runs | None, console: Console) -> Re
             found += pitfalls.check(paths[lang], docs / lang)
         except pitfalls.PitfallError as e:
             found.append(str(e))
-    step("pitfalls", list(dict.fromkeys(found)), f"{count} per language, each proved by code of this page")
+    step("pitfalls", list(dict.fromkeys(found)),
+         f"{count} per language, each proved by code of this page" if count else "none yet (README: Add a pitfall)")
     found = []
     for lang in LANGS:
         if paths[lang].suffix == ".md" and paths[lang].is_file():

@@ -178,6 +178,34 @@ def current(data: dict, blocks: list[Block], root: Path) -> dict[str, dict]:
             and len(e.get("results", [])) == len(blocks)}
 
 
+def coverage(root: Path) -> tuple[list[str], str]:
+    """The coverage table (Markdown lines) and a one-line summary: per page and version, how many
+    blocks fail or print something else there, or "stale" when the page's code changed since."""
+    rows, full = [], 0
+    for page in pages(root):
+        blocks = read_blocks(page, root=root)
+        path = data_file(root, page)
+        versions = current(json.loads(path.read_text(encoding="utf-8")), blocks, root) if path.is_file() else {}
+        full += len(versions) >= len(VERSIONS)
+        differ = {v: sum(r["status"] == "error" or "output" in r for r in e["results"]) for v, e in versions.items()}
+        rows.append(f"| {page.relative_to(root / 'docs' / 'en').as_posix()} | "
+                    + " | ".join(str(differ[v.torch]) if v.torch in differ else "stale" for v in VERSIONS) + " |")
+    lines = ["# Version matrix coverage", "",
+             "Blocks that fail or print something else on each version (current data only; "
+             "stale: the page's code changed since that version's run).", "",
+             "| page | " + " | ".join(v.torch for v in VERSIONS) + " |",
+             "|---|" + "---|" * len(VERSIONS), *rows]
+    return lines, f"version matrix: {full} of {len(rows)} pages current on all {len(VERSIONS)} versions"
+
+
+def write_coverage(root: Path) -> str:
+    """reports/matrix.md (committed): written by ``docs/site.py matrix`` runs, never by the tests."""
+    lines, summary = coverage(root)
+    (root / "reports").mkdir(exist_ok=True)
+    (root / "reports" / "matrix.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return summary
+
+
 def run(root: Path, versions: list[Version], only: list[Path] | None = None, shard_spec: str | None = None,
         log=print, workers: int = 2) -> int:
     """Run the pages (``only``, else all, then ``shard_spec``'s share) on each version and

@@ -32,7 +32,7 @@ from pathlib import Path
 from mkdocs.plugins import event_priority
 from mkdocs.utils.meta import get_data
 
-from fieldnotes import matrix
+from fieldnotes import matrix, preview
 from fieldnotes.blocks import BlockError, find_root, read_blocks, relpath
 from fieldnotes.languages import LANGS, TEXT
 from fieldnotes.store import environment
@@ -336,7 +336,7 @@ def on_files(files, config):
             continue
         path = Path(file.abs_src_path)
         try:
-            pitfalls = load(path, docs)
+            pitfalls = preview.cached(path, "pitfalls", lambda: load(path, docs))
         except PitfallError as e:
             log.warning(str(e))
             continue
@@ -344,6 +344,9 @@ def on_files(files, config):
             if p.id in seen:
                 log.warning(f"{relpath(path)}: pitfall id {p.id!r} is already used in {seen[p.id]}")
             seen[p.id] = relpath(path)
+        if preview.unchanged(file):  # a dirty preview: checked when it was built, and not rebuilt now
+            _pitfalls[file.src_uri] = pitfalls
+            continue
         for problem in check_proofs(path, pitfalls) + check_twins(path, docs, langs):
             log.warning(problem)
         _pitfalls[file.src_uri] = pitfalls

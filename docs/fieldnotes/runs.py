@@ -46,6 +46,15 @@ class Runs:
         self.ran: list[str] = []  # keys run here
         self.reused: list[str] = []  # keys taken from the store
 
+    def expect(self, pages: list[list[Block]]) -> None:
+        """Count the pages that will run before any starts, so progress says "k of N" with the
+        final N from the first line."""
+        with self._lock:
+            for blocks in pages:
+                key = page_key(blocks, self.root)
+                if self.fresh or not (self.store and self.store.has(key)):
+                    self.to_run.add(key)
+
     def submit(self, blocks: list[Block], upto: int | None = None) -> Future[PageRun]:
         """The run of ``blocks[:upto]``; runs of fewer than all blocks are never stored."""
         key = page_key(blocks, self.root)

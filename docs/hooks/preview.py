@@ -1,0 +1,8 @@
+"""MkDocs hook: ``mkdocs serve --dirty`` rebuilds only what a save changed, and stays strict.
+
+The work is in the fieldnotes package (fieldnotes.preview); this file connects MkDocs' event.
+"""
+
+from fieldnotes.preview import on_startup
+
+__all__ = ["on_startup"]
