@@ -218,6 +218,18 @@ def test_sync_copies_code_ids_pitfall_fields_and_keeps_the_prose(tmp_path):
     assert status == 0, out
 
 
+def test_sync_fills_the_pitfalls_of_a_new_page_made_by_new(tmp_path):
+    root = project(tmp_path)
+    scaffold.create(root, "nn/interpolate")
+    en = root / "docs" / "en" / "nn" / "interpolate.md"
+    edit(en, "pitfalls: []\n", "pitfalls:\n" + PITFALL.format(symptom="S", cause="C", fix="F").replace(
+        "demo-eval", "interp-demo").replace("[eval]", "[first-example]"))
+    changes, todo = sync.sync(root, en)
+    assert check_twins(en, root / "docs" / "en", ["en", "zh"]) == [], changes
+    assert any("pitfall interp-demo copied" in t for t in todo), todo
+    assert run_check(root, "nn/interpolate")[0] == 0
+
+
 def test_sync_removes_what_the_edited_page_dropped_and_says_so(tmp_path):
     root = project(tmp_path)
     en, zh = root / "docs" / "en" / "nn" / "dropout.md", root / "docs" / "zh" / "nn" / "dropout.md"

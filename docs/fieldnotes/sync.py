@@ -284,7 +284,7 @@ def _sync_front_matter(s_lines, s_fm, d_lines, d_fm, changes, flags, out_offset)
         return head + s_lines[s_key:s_end] + ["---"]
     if s_order == d_order and all(_neutral(s_lines, s_chunks[p]) == _neutral(d_lines, d_chunks[p]) for p in s_order):
         return list(d_lines[:d_fm.end])
-    out = list(d_lines[:d_key + 1])
+    out = list(d_lines[:d_key]) + [s_lines[s_key]]  # "pitfalls: []" becomes "pitfalls:" with entries
     first = min((c.start for c in d_chunks.values()), default=d_end)
     out += d_lines[d_key + 1:first]  # comments between the key and the first entry
     for pid in s_order:
