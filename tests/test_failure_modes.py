@@ -156,6 +156,14 @@ def _files(project: Path) -> set[str]:
             if not {".cache", "site", "__pycache__", ".pytest_cache"} & set(p.relative_to(project).parts)}
 
 
+def test_each_problem_is_reported_once_and_the_build_shows_progress(build_log):
+    """A page whose fence cannot be read used to be reported twice (the execute and the pitfall
+    hooks); every page that runs gets a progress line: which, how many done of how many."""
+    status, log, _ = build_log
+    assert log.count("docs/en/escaped-fence.md:3: fence info string 'py'") == 1, log[-3000:]
+    assert re.search(r"code: (ran|failed) docs/en/raises\.md in [\d.]+ s \[\d+/\d+ done, \d+ s\]", log), log[-3000:]
+
+
 def test_failed_runs_are_not_stored(broken, build_log):
     """Only complete, passing runs are kept: a failing page runs again at the next build."""
     store = Store(default_folder(broken))

@@ -22,6 +22,7 @@ from pathlib import Path
 from fieldnotes import links, parity, pitfalls
 from fieldnotes.blocks import BlockError, read_blocks
 from fieldnotes.languages import LANGS
+from fieldnotes.pitfalls import gpu_runs as runs_gpu
 from fieldnotes.progress import Console
 from fieldnotes.runs import Runs
 from fieldnotes.store import Store, default_folder
@@ -82,7 +83,7 @@ def check_page(root: Path, page: str, runs: Runs | None, console: Console) -> Re
         except pitfalls.PitfallError as e:
             found.append(str(e))
     step("pitfalls", list(dict.fromkeys(found)),
-         f"{count} per language, each proved by code of this page" if count else "none yet (README: Add a pitfall)")
+         f"{count} per language, each proved by code of this page" if count else "none (README: Add a pitfall)")
     found = []
     for lang in LANGS:
         if paths[lang].suffix == ".md" and paths[lang].is_file():
@@ -113,8 +114,9 @@ def check_page(root: Path, page: str, runs: Runs | None, console: Console) -> Re
     n = len(blocks[LANGS[0]])
     how = (f"ran in {time.monotonic() - start:.1f} s" if len(runs.ran) > ran_before
            else "reused the stored run of this code; --fresh runs it again")
-    gpu = sum(b.gpu for b in blocks[LANGS[0]])
-    step("blocks", found, f"{n} passed in both languages, {how}" + (f"; {gpu} GPU-marked" if gpu else ""))
+    gpu = sum(b.gpu for b in blocks[LANGS[0]]) if not runs_gpu() else 0
+    step("blocks", found, (f"{n - gpu} passed in both languages" + (f", {gpu} GPU-marked not run (no CUDA here)" if gpu else "")
+                           + f", {how}"))
     return report
 
 

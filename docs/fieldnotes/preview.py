@@ -10,7 +10,8 @@ source is newer than their output, but two things stood in its way here:
   never dirty here) and says once what a dirty preview does not refresh;
 - the hooks read every page on every build (blocks, pitfalls: 1.5 s of the 2.6 s of a dirty
   rebuild). :func:`unchanged` tells them which pages MkDocs will not rebuild, so they skip
-  running those pages' code, and :func:`cached` keeps what they read per file version.
+  running those pages' code, and :func:`cached` keeps what they read per file version; the
+  theme's compiled templates are kept too (:func:`on_env`).
 
 What a dirty preview does not refresh: other pages that show something of the edited one (its
 title in the nav, its pitfalls in the pitfall index). A full build (``docs/site.py build``,
@@ -22,6 +23,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 from typing import Callable, TypeVar
+
+import jinja2
 
 log = logging.getLogger("mkdocs.hooks.preview")
 T = TypeVar("T")
@@ -49,6 +52,31 @@ def on_startup(command: str, dirty: bool) -> None:
                  "its code changed); the nav and the pitfall index catch up on the next full build")
     else:
         logger.removeFilter(_filter)
+
+
+class _Bytecode(jinja2.BytecodeCache):
+    """Compiled templates kept in memory across rebuilds (keyed by name and source checksum, so
+    an edited template compiles again): each rebuild loads a fresh config, whose new Jinja
+    environment would otherwise compile the theme's ~40 templates again (a fifth of a rebuild)."""
+
+    def __init__(self) -> None:
+        self.codes: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if (code := self.codes.get(bucket.key)) is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.codes[bucket.key] = bucket.bytecode_to_string()
+
+
+_bytecode = _Bytecode()
+
+
+def on_env(env: jinja2.Environment, config, files) -> jinja2.Environment:
+    if _dirty_serve:
+        env.bytecode_cache = _bytecode
+    return env
 
 
 def dirty_serve() -> bool:
