@@ -7,7 +7,7 @@ first screen of each lagging page:
 
     .venv/bin/python tests/staleness_screenshots.py
 
-writes reports/screenshots/staleness-zh-lags.png (the Chinese page, after an English edit) and
+writes reports/staleness-zh-lags.png (the Chinese page, after an English edit) and
 staleness-en-lags.png (the English page, after a Chinese edit). About a minute on two cores.
 """
 
@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from browsing import launch  # noqa: E402
-from sitebuild import ROOT, SCREENSHOTS, free_port  # noqa: E402
+from sitebuild import REPORTS, ROOT, free_port  # noqa: E402
 
 EDITS = {  # lagging language -> (page, language edited, sentence added to its first paragraph)
     "zh": ("tensors/scatter.md", "en", " A sentence added in English only, after the translation."),
@@ -76,7 +76,7 @@ def main() -> int:
         threading.Thread(target=server.serve_forever, daemon=True).start()
         from playwright.sync_api import sync_playwright
 
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        REPORTS.mkdir(parents=True, exist_ok=True)
         try:
             with sync_playwright() as p:
                 browser = launch(p)
@@ -86,7 +86,7 @@ def main() -> int:
                     tab.goto(url, wait_until="networkidle")
                     note = tab.locator(".fn-stale")
                     assert note.count() == 1, f"{url}: no note"
-                    shot = SCREENSHOTS / f"staleness-{lagging}-lags.png"
+                    shot = REPORTS / f"staleness-{lagging}-lags.png"  # committed: a report command's output
                     tab.screenshot(path=str(shot))
                     print(f"{shot.relative_to(ROOT)}: {note.inner_text()}")
                     tab.close()

@@ -26,8 +26,8 @@ class Link:
     target: str  # as written
 
 
-def _prose_lines(text: str):
-    """(line number, line) outside code fences, with inline code removed."""
+def outside_fences(text: str):
+    """(line number, line) of every line outside code fences (1-based)."""
     fence = None
     for n, line in enumerate(text.splitlines(), 1):
         stripped = line.lstrip()
@@ -39,7 +39,13 @@ def _prose_lines(text: str):
                 fence = None
             continue
         if fence is None:
-            yield n, re.sub(r"`[^`]*`", "", line)
+            yield n, line
+
+
+def _prose_lines(text: str):
+    """(line number, line) outside code fences, with inline code removed."""
+    for n, line in outside_fences(text):
+        yield n, re.sub(r"`[^`]*`", "", line)
 
 
 def links(path: Path) -> list[Link]:

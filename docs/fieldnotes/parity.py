@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from fieldnotes import nav
+from fieldnotes import links, nav
 from fieldnotes.blocks import Block, BlockError, read_blocks
 from fieldnotes.languages import CONFIGS, LANGS
 
@@ -36,18 +36,9 @@ def headings(path: Path) -> list[Heading]:
     """The ``##``+ headings of a Markdown page outside code fences, in order."""
     if path.suffix != ".md":
         return []
-    found, fence = [], None
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        stripped = line.lstrip()
-        if stripped.startswith("```"):
-            ticks = len(stripped) - len(stripped.lstrip("`"))
-            if fence is None:
-                fence = ticks
-            elif ticks >= fence and not stripped.strip("`"):
-                fence = None
-            continue
-        m = None if fence is not None else HEADING.match(line)
-        if m:
+    found = []
+    for n, line in links.outside_fences(path.read_text(encoding="utf-8")):
+        if m := HEADING.match(line):
             a = ANCHOR.search(m.group(2))
             title = ANCHOR.sub("", m.group(2)).strip() if a else m.group(2)
             found.append(Heading(n, len(m.group(1)), title, a.group(1) if a else None))
