@@ -4,8 +4,9 @@
     .venv/bin/python tests/search_compare.py --before HEAD   # before = the last commit, after = the working tree
 
 Why: issue 10 asks to improve the site's search and to decide by measurement. Three engines get
-the same queries, in each language: the working set (tests/search-queries.yml) and the held-out
-set (tests/search-queries-heldout.yml; skipped, with a note, while it does not exist):
+the same queries, in each language: the working set (tests/search-queries.yml), the held-out
+set (tests/search-queries-heldout.yml), and the real readers' sets of issue 22
+(tests/search-queries-real.yml, tests/search-queries-real-heldout.yml); a missing file is skipped:
 
 - **before**: Material's search box on the site as built at ``--before``;
 - **after**: Material's search box on the site of the working tree (the site's own search);
@@ -56,11 +57,13 @@ from sitebuild import BROWSER, free_port  # noqa: E402
 from test_search import hit, search  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-BEFORE = "e6c4eb20597050a6f17e5bbdd216b8eb45d453f1"
-"""The last commit before the search work of issue 10."""
+BEFORE = "0152f0d5d9de6bab25ee08dc20665dd336817cb9"
+"""The last commit before the search work of issue 22 (real readers' queries). The comparison with
+the site before issue 10 (Material's lunr search) is in the history of reports/search.md."""
 STORE = ROOT / ".cache" / "fieldnotes"
 """The repository's results store (fieldnotes.store.default_folder); its keys hold no path."""
-SETS = {"working": "search-queries.yml", "held-out": "search-queries-heldout.yml"}
+SETS = {"working": "search-queries.yml", "held-out": "search-queries-heldout.yml",
+        "real working": "search-queries-real.yml", "real held-out": "search-queries-real-heldout.yml"}
 ENGINES = ("before", "after", "Pagefind")
 PAGEFIND_EXCLUDE = ".fn-output, .headerlink"
 """Code outputs and the permalink marks (¶), which the site's search leaves out too."""

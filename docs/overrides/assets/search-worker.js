@@ -31,14 +31,30 @@ var FIELD_WEIGHT = { title: 3, text: 1, words: 2 };
 var K1 = 1.2, B = 0.75; // BM25
 var B_PAGE = 0.3;       // a long page is normalised less: a topic's own page is often the longest
 var TITLE_BONUS = 1.5;  // per query word in a page's h1 or its readers' words, times the word's idf
+var API_WEIGHT = 2;     // an API name of the site (fieldnotes.search: pitfalls' apis, headings' code) weighs this many words
+var API_TITLE = 0.2;    // added to the share of the query a page holds when its title names the query's API
 var STOP = new Set((
   "a an and are as at be but by can do does doing did for from how i if in into is it its me my " +
   "not of on or should so than that the their then there these this to too vs was we what when where " +
   "they them have has had been were being " +
   "which while who why will with would you your get got use using after before still only " +
+  // a question's frame: "is there any way to", "I found such a strange thing", "help please"
+  "any some way ways possible anyone someone something anything thing things such strange weird " +
+  "question questions help please thanks thank hi hello about also just really very much many " +
+  "want wanted need needs trying tried try know understand simple terms mean means does seem seems " +
+  "pytorch torch nn f functional " +
   "的 了 吗 呢 吧 啊 是 在 和 与 及 或 我 你 他 它 就 都 也 要 会 能 把 被 让 给 对 用 从 " +
   "为什么 怎么 怎么办 怎样 如何 什么 哪里 哪个 还是 一直 一个 这个 那个 时候 之后 之前 以后 " +
   "有 有什么 问题 请问 解决 " +
+  // a question's frame: "大佬，请问……是什么原因造成的", "求助"
+  "大佬 您好 你好 求助 求教 请教 谢谢 感谢 麻烦 一下 是否 可以 能否 为啥 咋 怎么回事 是什么 什么样 " +
+  "造成 导致 出现 发现 遇到 碰到 报错 报错了 总是 老是 好像 似乎 " +
+  "关于 理解 奇怪 很奇怪 事情 尽管 并 并没有 每次 每一次 一次 到 得到 从头 这里 那里 中 呢 么 啥 " +
+  "为 随着 进行 持续 不断 逐渐 过程 过程中 期间 时 时候 上 注意 详细 常见错误 常见问题 注意事项 解决方案 方案 总结 函数 " +
+  "function functions method methods " +
+  "实在 想不明白 明明 执行 正常 才 开始 第一个 第二个 第一次 第二次 已经 但是 可是 然后 就 吧 应该 地方 " +
+  "您 您的 只是 而 而是 通过 作为 以及 其中 并且 或者 如果 因为 所以 虽然 但 而且 然而 对于 由于 其他 另外 " +
+  "这样 那样 这些 那些 一些 自己 可能 偶尔 有时 有时候 项目 求解 求助 正常吗 这正常吗 " +
   // a negation says what the reader sees, not what a page is about: "结果不可复现"
   "不 不可 不能 无法 没法 不会 不是 没有 " +
   // what a query asks for, not what it is about: "scatter 用法", "view 和 reshape 区别"
@@ -47,6 +63,9 @@ var STOP = new Set((
 
 var docs = [];      // [{doc, page, boost, fields: {title, text, words}, tokens, pairs, length}]
 var vocabulary = new Set();
+var synonyms = new Map();  // a reader's term -> the site's (docs/search-synonyms.<lang>.yml)
+var apis = new Set();      // API names of the site's pages (field "apis")
+var latinWords = [];       // every Latin token of the index, for a misspelt name (sava_for_backward)
 var averageLength = 1;
 var pageLength = new Map(), averagePageLength = 1;
 var articles = new Map();  // page location -> its own entry (the h1 and the text before the first heading)
@@ -73,8 +92,22 @@ function latinTokens(text) {
   return out;
 }
 
+/* The parts of a CamelCase or camelCase name, lowercased: DistributedSampler -> distributed, sampler. */
+function camelParts(raw) {
+  var out = [];
+  (raw.match(/[A-Za-z][A-Za-z0-9]*/g) || []).forEach(function (t) {
+    var parts = t.match(/[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+/g) || [];
+    if (parts.length > 1) out.push({ whole: t.toLowerCase(), parts: parts.map(function (p) { return p.toLowerCase(); }) });
+  });
+  return out;
+}
+
 function setup(index) {
   vocabulary = new Set();
+  synonyms = new Map(Object.entries((index.config || {}).synonyms || {}));
+  synonyms.forEach(function (_, term) { (term.match(HAN_RUN) || []).forEach(function (run) { vocabulary.add(run); }); });
+  apis = new Set();
+  index.docs.forEach(function (doc) { (doc.apis || "").split(/\s+/).forEach(function (a) { if (a) apis.add(a); }); });
   docs = index.docs.map(function (doc) {
     var raw = { title: stripTags(doc.title), text: stripTags(doc.text), words: doc.words || "" };
     [raw.title, raw.text, raw.words].forEach(function (s) {  // the words jieba cut (U+200B)
@@ -90,7 +123,9 @@ function setup(index) {
     var tokens = new Map();
     var length = 0;
     Object.keys(fields).forEach(function (name) {
-      latinTokens(fields[name]).forEach(function (t) {
+      var found = latinTokens(fields[name]);
+      camelParts(raw[name]).forEach(function (c) { found = found.concat(c.parts); });
+      found.forEach(function (t) {
         var key = name + ":" + t;
         tokens.set(key, (tokens.get(key) || 0) + 1);
         tokens.set("*:" + t, 1);
@@ -110,6 +145,9 @@ function setup(index) {
       }).map(function (k) { return k.slice(2); }), pairs: pairs, length: Math.max(length, 1)
     };
   });
+  var all = new Set();
+  docs.forEach(function (d) { d.prefixes.forEach(function (t) { if (t.length >= 7) all.add(t); }); });
+  latinWords = Array.from(all);
   averageLength = docs.reduce(function (s, d) { return s + d.length; }, 0) / Math.max(docs.length, 1);
   pageLength = new Map();
   articles = new Map();
@@ -129,38 +167,87 @@ function about(page, word) {
   return article.tokens.has("title:" + word.value) || article.tokens.has("words:" + word.value);
 }
 
-/* A run of Chinese characters cut into words: the longest word of the index's vocabulary
- * (or a stop word) at each position; characters between known words stay together. */
-function cut(run) {
+/* Whether the page's title (its h1) names an API word of the query. */
+function titled(page, word) {
+  var article = articles.get(page);
+  return !!article && article.tokens.has("title:" + word.value);
+}
+
+/* A run of Chinese characters cut into words, from the left and from the right (the longest
+ * word of the index's vocabulary, or a stop word, at each position; characters between known
+ * words stay together); the cut with fewer pieces wins, and on a tie the one from the right,
+ * as in bidirectional maximum matching: "模型时报错" is 模型 / 时 / 报错, not 模型 / 时报 / 错. */
+function known(w) { return (w.length > 1 && vocabulary.has(w)) || STOP.has(w); }
+
+function cutForward(run) {
   var out = [], pending = "", i = 0;
   function flush() { if (pending) out.push(pending); pending = ""; }
   while (i < run.length) {
     var found = 0;
-    for (var n = Math.min(MAX_WORD, run.length - i); n >= 1 && !found; n--) {
-      var w = run.substr(i, n);
-      if ((n > 1 && vocabulary.has(w)) || STOP.has(w)) found = n;
-    }
+    for (var n = Math.min(MAX_WORD, run.length - i); n >= 1 && !found; n--) if (known(run.substr(i, n))) found = n;
     if (found) { flush(); out.push(run.substr(i, found)); i += found; } else { pending += run[i]; i++; }
   }
   flush();
   return out;
 }
 
+function cutBackward(run) {
+  var out = [], pending = "", j = run.length;
+  function flush() { if (pending) out.unshift(pending); pending = ""; }
+  while (j > 0) {
+    var found = 0;
+    for (var n = Math.min(MAX_WORD, j); n >= 1 && !found; n--) if (known(run.substr(j - n, n))) found = n;
+    if (found) { flush(); out.unshift(run.substr(j - found, found)); j -= found; } else { pending = run[j - 1] + pending; j--; }
+  }
+  flush();
+  return out;
+}
+
+function cut(run) {
+  var f = cutForward(run), b = cutBackward(run);
+  function singles(ws) { return ws.filter(function (w) { return w.length === 1 && !STOP.has(w); }).length; }
+  if (f.length !== b.length) return f.length < b.length ? f : b;
+  return singles(f) < singles(b) ? f : b;
+}
+
 /* The query's words, in order: Latin tokens and Chinese words, stop words marked. */
 function parse(query) {
   var words = [];
+  var camel = new Map();
+  camelParts(query || "").forEach(function (c) { camel.set(c.whole, c.parts); });
   (normalize(query).match(TOKEN) || []).forEach(function (piece) {
-    if (/\p{Script=Han}/u.test(piece)) cut(piece).forEach(function (w) { words.push({ value: w, han: true }); });
-    else words.push({ value: piece, han: false });
+    if (/\p{Script=Han}/u.test(piece)) cut(piece).forEach(function (w) { words.push({ value: synonyms.get(w) || w, han: true }); });
+    else words.push({ value: synonyms.get(piece) || piece, han: false, parts: camel.get(piece) });
   });
-  words.forEach(function (w) { w.stop = STOP.has(w.value) || /^\d+$/.test(w.value); });  // a reader's own numbers
+  // "torch.distributed.elastic.multiprocessing.api": in a path from a library's root, the parts
+  // before the last are modules, not APIs ("mask.unsqueeze(1)" keeps its "mask")
+  var modules = new Set();
+  (normalize(query).match(/\b(?:torch|nn|f|functional|np|numpy)(?:\.[a-z0-9_]+)+/g) || []).forEach(function (path) {
+    path.split(".").slice(0, -1).forEach(function (m) { modules.add(m); });
+  });
+  words.forEach(function (w) {
+    w.stop = STOP.has(w.value) || /^\d+$/.test(w.value) || /^[a-z]\d+$/.test(w.value);  // a reader's own numbers and names (A5, x1)
+    w.api = !w.han && !w.stop && !modules.has(w.value) &&
+      (apis.has(w.value) || apis.has(w.value.replace(/^_+|_+$/g, "")));
+  });
   var seen = new Set();
   var distinct = words.filter(function (w) { return !seen.has(w.value) && seen.add(w.value); });
   var content = distinct.filter(function (w) { return !w.stop; });
-  var latin = (normalize(query).match(LATIN) || []).filter(function (t) { return !/\d/.test(t); });
-  var pairs = [];
-  for (var i = 1; i < latin.length; i++) pairs.push(latin[i - 1] + " " + latin[i]);
-  return { words: content.length ? content : distinct, pairs: latin.length >= PHRASE ? pairs : [],
+  // Word pairs and the phrase come from each run of Latin text on its own: an English message
+  // pasted into a Chinese sentence is one run, and no pair spans the Chinese words around it.
+  var runs = normalize(query).split(HAN_RUN).map(function (run) {
+    return (run.match(LATIN) || []).filter(function (t) { return !/\d/.test(t); });
+  }).filter(function (run) { return run.length; });
+  var pairs = [], longest = [];
+  runs.forEach(function (run) {
+    for (var i = 1; i < run.length; i++) pairs.push(run[i - 1] + " " + run[i]);
+    if (run.length > longest.length) longest = run;
+  });
+  // a pasted message names its type ("RuntimeError: index out of range"), often another one than
+  // the page's (IndexError): the phrase, every Latin word of the query in order, leaves types out
+  var latin = [].concat.apply([], runs).filter(function (t) { return !/(error|warning|exception)$/.test(t); });
+  var pasted = longest.length >= 4 && /(error|warning|exception)$/.test(longest[0]);
+  return { words: content.length ? content : distinct, pairs: longest.length >= PHRASE || pasted ? pairs : [],
            phrase: latin.length >= 2 ? " " + latin.join(" ") + " " : null };
 }
 
@@ -206,9 +293,39 @@ function highlight(html, words) {
   }).join("");
 }
 
+/* Whether two words are one typing slip apart: one letter changed, added, dropped or swapped. */
+function oneSlip(a, b) {
+  if (Math.abs(a.length - b.length) > 1 || a === b) return false;
+  var i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  var ra = a.slice(i + 1), rb = b.slice(i + 1);
+  return ra === rb || a.slice(i) === b.slice(i + 1) || a.slice(i + 1) === b.slice(i) ||
+    (a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2));
+}
+
+/* A word no page has is looked up as what it most likely is: a name misspelt by one letter
+ * (sava_for_backward), or, written in CamelCase (DistributedDataSampler), by its parts. */
+function splitUnknown(q) {
+  var out = [];
+  q.words.forEach(function (w) {
+    var unknown = !w.han && !w.stop && !docs.some(function (d) { return occurrence(d, w); });
+    var slip = unknown && w.value.length >= 7 ? latinWords.find(function (t) { return oneSlip(w.value, t); }) : null;
+    if (slip) {
+      out.push({ value: slip, han: false, stop: false, api: apis.has(slip) || apis.has(slip.replace(/^_+|_+$/g, "")) });
+    } else if (unknown && w.parts) {
+      w.parts.forEach(function (p) {
+        if (!STOP.has(p) && !out.some(function (x) { return x.value === p; }))
+          out.push({ value: p, han: false, stop: false, api: apis.has(p) });
+      });
+    } else out.push(w);
+  });
+  q.words = out;
+}
+
 function search(query) {
   var q = parse(query);
   if (!q.words.length) return { items: [] };
+  splitUnknown(q);
   var n = docs.length, matches = [], df = q.words.map(function () { return 0; });
   docs.forEach(function (d) {
     var found = q.words.map(function (w) { return occurrence(d, w); });
@@ -219,7 +336,9 @@ function search(query) {
     var exact = q.phrase !== null && d.sequence.indexOf(q.phrase) !== -1;
     matches.push({ d: d, found: found, pairs: pairs, exact: exact });
   });
-  var idf = df.map(function (x) { return Math.log(1 + (n - x + 0.5) / (x + 0.5)); });
+  var idf = df.map(function (x, i) {
+    return Math.log(1 + (n - x + 0.5) / (x + 0.5)) * (q.words[i].api ? API_WEIGHT : 1);
+  });
   var total = idf.reduce(function (s, x) { return s + x; }, 0) || 1;
   var pages = new Map();
   matches.forEach(function (m) {
@@ -252,6 +371,9 @@ function search(query) {
     var coverage = page.strength.reduce(function (s, x, i) { return s + x * idf[i]; }, 0) / total;
     if (q.pairs.length) coverage = (coverage + page.pairs / q.pairs.length) / 2;
     if (page.exact) coverage += EXACT;  // the query's words, together and in order
+    // the page named for the query's API comes first, unless the query is a pasted message
+    if (!q.pairs.length && q.words.some(function (w, i) { return w.api && page.strength[i] === 1 && titled(location, w); }))
+      coverage += API_TITLE;
     var level = Math.floor(coverage * page.boost * 10 + 1e-9);
     var length = (pageLength.get(location) || 1) / averagePageLength, bm25 = 0;
     q.words.forEach(function (w, i) {
