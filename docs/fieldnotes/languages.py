@@ -60,6 +60,8 @@ TEXT: dict[str, dict] = {
         "not_held": "its code fails on torch {versions}",
         "not_run": "needs a GPU: not run on this build",
         "pitfall": "Pitfall", "page": "Page", "sev_col": "Severity",
+        "catalogue": 'The same catalogue as data, for editors, linters and other tools: '
+                     '<a href="{root}pitfalls.json">pitfalls.json</a> (its <a href="{root}pitfalls.schema.json">JSON Schema</a>).',
         # a translation that may lag the other language's page (fieldnotes.staleness)
         "stale_note": "The {other} page changed on {date} ({change}); this translation may lag behind it.",
         "stale_link": "Read the {other} page",
@@ -95,6 +97,8 @@ TEXT: dict[str, dict] = {
         "not_held": "在 torch {versions} 上其代码运行失败",
         "not_run": "需要 GPU：本次构建未运行",
         "pitfall": "坑", "page": "页面", "sev_col": "严重程度",
+        "catalogue": '这份目录也有数据版本，供编辑器、代码检查工具等读取：'
+                     '<a href="{root}pitfalls.json">pitfalls.json</a>（格式见 <a href="{root}pitfalls.schema.json">JSON Schema</a>）。',
         "stale_note": "{other}页面于 {date} 更新（{change}），本页译文可能尚未跟上。",
         "stale_link": "阅读{other}页面",
         "stale_lang": {"en": "英文", "zh": "中文"},

@@ -22,6 +22,7 @@ MkDocs events below.
 from __future__ import annotations
 
 import difflib
+import json
 import logging
 import re
 import sys
@@ -293,7 +294,7 @@ def _escape(s: str) -> str:
 
 
 def render_index(groups: list[tuple[str, str, list[tuple[str, str, list[Pitfall]]]]], lang: str,
-                 gpu: bool = False, device: str = "CPU") -> str:
+                 gpu: bool = False, device: str = "CPU", root: str = "../") -> str:
     """The index: one table per topic (nav section), rows linking to each pitfall's anchor;
     at the end, how many of them were shown by code that ran on this build (``gpu``: whether
     it ran GPU-marked code, on ``device``)."""
@@ -314,6 +315,7 @@ def render_index(groups: list[tuple[str, str, list[tuple[str, str, list[Pitfall]
     not_run = 0 if gpu else sum(p.gpu for _, _, pages in groups for _, _, ps in pages for p in ps)
     out.append(t["total"].format(total=total, ran=total - not_run, torch=environment()["torch"], device=device)
                + (t["total_gpu"].format(gpu=not_run) if not_run else ""))
+    out += ["", f'<p class="fn-catalogue">{t["catalogue"].format(root=root)}</p>']  # root: up to the language root
     return "\n".join(out) + "\n"
 
 
@@ -324,10 +326,14 @@ def _cell(s: str) -> str:
 # --- MkDocs events -----------------------------------------------------------------------
 
 _pitfalls: dict[str, list[Pitfall]] = {}  # src_uri -> the page's pitfalls
+_facts: dict[str, dict] = {}  # pitfall id -> where it holds and its page's URL, from on_page_markdown
+CATALOGUE, SCHEMA = "pitfalls.json", "pitfalls.schema.json"
+"""Written at each language's root: the catalogue as data, and its JSON Schema (docs/pitfalls.schema.json)."""
 
 
 def on_files(files, config):
     _pitfalls.clear()
+    _facts.clear()
     docs = Path(config.docs_dir)
     langs = [alt["lang"] for alt in config.extra.get("alternate", [])]
     seen: dict[str, str] = {}
@@ -380,7 +386,8 @@ def _pages(item):
 def on_page_markdown(markdown, page, config, files):
     lang = config.theme["language"] if config.theme["language"] in LANGS else "en"
     if INDEX_MARKER in markdown:
-        return markdown.replace(INDEX_MARKER, render_index(_groups, lang, gpu_runs(), environment()["device"]))
+        root = "../" * page.url.count("/")
+        return markdown.replace(INDEX_MARKER, render_index(_groups, lang, gpu_runs(), environment()["device"], root))
     pitfalls = _pitfalls.get(page.file.src_uri)
     if not pitfalls:
         return markdown
@@ -390,7 +397,52 @@ def on_page_markdown(markdown, page, config, files):
     blocks = page.meta.get("fieldnotes_blocks", [])
     source = Path(page.file.abs_src_path).read_text(encoding="utf-8")
     where = {p.id: holds(p, proof_blocks(source, blocks, p), versions) for p in pitfalls}
+    for p in pitfalls:
+        _facts[p.id] = {"path": f"{page.url}#{p.id}", "page_title": page.title, "holds_on": where[p.id][0],
+                        "fails_on": where[p.id][1]}
     return markdown.rstrip() + "\n\n" + render_section(pitfalls, lang, gpu_runs(), where)
+
+
+def catalogue(groups: list, facts: dict[str, dict], lang: str, site_url: str) -> dict:
+    """The pitfall catalogue as data (pitfalls.json): every pitfall in the index's order, with the
+    page and anchor that explain it, and where its proof code held (torch versions, device)."""
+    env, gpu = environment(), gpu_runs()
+    items = []
+    for topic_id, topic, pages in groups:
+        for uri, title, pitfalls in pages:
+            for p in pitfalls:
+                f = facts.get(p.id, {})
+                path = f.get("path", _url_of(uri) + "#" + p.id)
+                ran = gpu or not p.gpu
+                items.append({
+                    "id": p.id, "url": site_url.rstrip("/") + "/" + path, "path": path, "topic": topic_id,
+                    "page_title": f.get("page_title", title), "apis": list(p.apis), "severity": p.severity,
+                    "gpu": p.gpu, "symptom": p.symptom.strip(), "cause": " ".join(p.cause.split()),
+                    "fix": " ".join(p.fix.split()), "ran_in_this_build": ran,
+                    "holds_on": {"torch": f.get("holds_on", [TORCH]) if ran else [], "device": env["device"]},
+                    "fails_on": {"torch": f.get("fails_on", []) if ran else []}})
+    return {"$schema": SCHEMA, "language": lang, "site": site_url, "torch": env["torch"],
+            "device": env["device"], "count": len(items), "pitfalls": items}
+
+
+def _url_of(uri: str) -> str:
+    stem = uri.removesuffix(".md")
+    return "" if stem == "index" else stem.removesuffix("/index") + "/"
+
+
+def on_post_build(config):
+    """pitfalls.json and its schema at the language's root. A dirty preview rebuilds some pages
+    only, so it leaves the files of its first (complete) build as they are."""
+    if preview.dirty_serve() and (Path(config.site_dir) / CATALOGUE).is_file():
+        return
+    lang = config.theme["language"] if config.theme["language"] in LANGS else "en"
+    data = catalogue(_groups, _facts, lang, config.site_url or "")
+    site = Path(config.site_dir)
+    site.mkdir(parents=True, exist_ok=True)
+    (site / CATALOGUE).write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    schema = Path(config.docs_dir).parent / SCHEMA
+    if schema.is_file():
+        (site / SCHEMA).write_text(schema.read_text(encoding="utf-8"), encoding="utf-8")
 
 
 def check(path: Path, docs: Path) -> list[str]:
