@@ -145,6 +145,16 @@ def test_check_runs_the_code_and_names_the_failing_line(tmp_path):
     assert "code: running docs/en/nn/dropout.md [0/1 done" in out and "code: failed docs/en/nn/dropout.md in" in out
 
 
+def test_check_runs_in_a_project_without_a_nav(tmp_path):
+    """MkDocs lists every page itself when a config has no nav: there is no nav place to compare."""
+    root = project(tmp_path)
+    for name in ("mkdocs.yml", "mkdocs.zh.yml"):
+        text = (root / name).read_text(encoding="utf-8")
+        (root / name).write_text(re.sub(r"(?ms)^nav:\n.*?(?=^\S)", "", text), encoding="utf-8")
+    status, out = run_check(root, "nn/dropout")
+    assert status == 0 and "ok   parity" in out, out
+
+
 def test_check_refuses_what_is_not_a_page(tmp_path):
     status, out = run_check(project(tmp_path), "nn/nope")
     assert status == 2 and "nn/nope: no such page in docs/en/ or docs/zh/" in out

@@ -64,11 +64,11 @@ def on_files(files, config):
             _pages[file.abs_src_path] = ([], None, str(e))
             continue
         found.append((file, blocks))
-    if _runs:
-        _runs.expect([blocks for _, blocks in found if blocks])
+    with_code = [(file, blocks) for file, blocks in found if blocks]
+    futures = _runs.submit_all([blocks for _, blocks in with_code]) if _runs else []
+    runs = {file.abs_src_path: run for (file, _), run in zip(with_code, futures)}
     for file, blocks in found:
-        run = _runs.submit(blocks) if _runs and blocks else None
-        _pages[file.abs_src_path] = (blocks, run, None)
+        _pages[file.abs_src_path] = (blocks, runs.get(file.abs_src_path), None)
     return files
 
 

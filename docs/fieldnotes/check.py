@@ -61,7 +61,7 @@ class Report:
     lines: list[str] = field(default_factory=list)
 
 
-def check_page(root: Path, page: str, runs: Runs | None, console: Console) -> Report:
+def check_page(root: Path, page: str, runs: Runs | None) -> Report:
     report = Report(page)
     docs = root / "docs"
     paths = {lang: docs / lang / page for lang in LANGS}
@@ -109,8 +109,7 @@ def check_page(root: Path, page: str, runs: Runs | None, console: Console) -> Re
         run = future.result()
         if (error := run.first_error(blocks[lang])) is not None:
             found.append(error)
-            if run.problem is None:
-                break  # the same code fails the same way in the other language
+            break  # the languages share one run: the other fails the same way
     n = len(blocks[LANGS[0]])
     how = (f"ran in {time.monotonic() - start:.1f} s" if len(runs.ran) > ran_before
            else "reused the stored run of this code; --fresh runs it again")
@@ -133,7 +132,7 @@ def main(root: Path, args: list[str], fresh: bool = False, execute: bool = True,
     status = 0
     try:
         for page in pages:
-            report = check_page(root, page, runs, console)
+            report = check_page(root, page, runs)
             console.line(f"check {page} ({', '.join(f'docs/{lang}/{page}' for lang in LANGS)})")
             for line in report.lines:
                 console.line(line)

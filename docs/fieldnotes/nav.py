@@ -46,7 +46,10 @@ def _unquote(s: str) -> str:
 
 
 def entries(config: Path) -> list[Entry]:
-    """Every page line of the nav, in order, with the section it is in."""
+    """Every page line of the nav, in order, with the section it is in; none when the config has
+    no ``nav:`` (MkDocs then lists every page itself)."""
+    if not any(ln.rstrip() == "nav:" for ln in config.read_text(encoding="utf-8").splitlines()):
+        return []
     lines, start, end = _nav_lines(config)
     found, section = [], None
     for i in range(start, end):

@@ -116,6 +116,8 @@ def page_problems(docs: Path, page: str, configs: dict[str, Path] | None = None)
 def nav_problems(configs: dict[str, Path], page: str) -> list[str]:
     """The page has a nav line in every language's config, at the same place."""
     entries = {lang: nav.entries(configs[lang]) for lang in LANGS}
+    if not any(entries.values()):
+        return []  # no nav in any config: MkDocs lists every page itself
     where = {lang: [e.path for e in entries[lang]].index(page) if page in [e.path for e in entries[lang]] else None
              for lang in LANGS}
     problems = []

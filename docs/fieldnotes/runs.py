@@ -46,18 +46,20 @@ class Runs:
         self.ran: list[str] = []  # keys run here
         self.reused: list[str] = []  # keys taken from the store
 
-    def expect(self, pages: list[list[Block]]) -> None:
-        """Count the pages that will run before any starts, so progress says "k of N" with the
-        final N from the first line."""
+    def submit_all(self, pages: list[list[Block]]) -> list[Future[PageRun]]:
+        """The runs of whole pages, all asked for at once, so that progress says "k of N" with
+        the final N from the first line."""
+        keys = [page_key(blocks, self.root) for blocks in pages]
         with self._lock:
-            for blocks in pages:
-                key = page_key(blocks, self.root)
+            for key in keys:
                 if self.fresh or not (self.store and self.store.has(key)):
                     self.to_run.add(key)
+        return [self.submit(blocks, key=key) for blocks, key in zip(pages, keys)]
 
-    def submit(self, blocks: list[Block], upto: int | None = None) -> Future[PageRun]:
-        """The run of ``blocks[:upto]``; runs of fewer than all blocks are never stored."""
-        key = page_key(blocks, self.root)
+    def submit(self, blocks: list[Block], upto: int | None = None, key: str | None = None) -> Future[PageRun]:
+        """The run of ``blocks[:upto]``; runs of fewer than all blocks are never stored.
+        ``key``: the page's store key, when the caller has it already."""
+        key = key or page_key(blocks, self.root)
         self.names.setdefault(key, blocks[0].page if blocks else "?")
         upto = None if upto is None or upto >= len(blocks) else upto
         with self._lock:

@@ -149,7 +149,7 @@ def _sync_file(root: Path, src: Path, dst: Path, page: str) -> tuple[list[str], 
     flags: list[tuple[int, str]] = []  # (index in out, what needs translating there)
 
     # --- front matter: the pitfalls' language-neutral fields, by id, in the edited page's order
-    out += _sync_front_matter(s_lines, s_fm, d_lines, d_fm, changes, flags, out_offset=0)
+    out += _sync_front_matter(s_lines, s_fm, d_lines, d_fm, changes, flags)
 
     # --- body: sections by heading id, blocks within a section by code
     s_secs = _sections(src, s_lines, s_blocks, s_fm.end)
@@ -247,7 +247,7 @@ def _sync_blocks(lines, offset, d_spans, d_blocks, s_lines, s_spans, s_blocks, c
                 out += lines[rel[j].start:rel[j].end] if op == "equal" else s_lines[s_spans[i].start:s_spans[i].end]
                 out += after(j)
             elif has_s:
-                _append_block(out, s_lines[s_spans[i].start:s_spans[i].end], flags, out_at, new=True)
+                _append_block(out, s_lines[s_spans[i].start:s_spans[i].end], flags, out_at)
                 changes.append(f"added block {_first(s_blocks[i])}")
             else:
                 changes.append(f"removed block {_first(d_blocks[j])} (the prose around it may describe it)")
@@ -255,7 +255,7 @@ def _sync_blocks(lines, offset, d_spans, d_blocks, s_lines, s_spans, s_blocks, c
     return out
 
 
-def _append_block(out: list[str], block: list[str], flags, out_at: int, new: bool = True) -> None:
+def _append_block(out: list[str], block: list[str], flags, out_at: int) -> None:
     """Add a block after what ``out`` holds, with a blank line on each side."""
     while out and not out[-1].strip():
         out.pop()
@@ -270,7 +270,7 @@ def _first(block: Block) -> str:
     return f"{line[:40]!r}"
 
 
-def _sync_front_matter(s_lines, s_fm, d_lines, d_fm, changes, flags, out_offset) -> list[str]:
+def _sync_front_matter(s_lines, s_fm, d_lines, d_fm, changes, flags) -> list[str]:
     if s_fm.end == 0:
         return list(d_lines[:d_fm.end])
     s_key, s_end, s_chunks, s_order = _entry_chunks(s_lines, s_fm)

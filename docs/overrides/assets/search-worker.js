@@ -41,7 +41,7 @@ var STOP = new Set((
   // a question's frame: "is there any way to", "I found such a strange thing", "help please"
   "any some way ways possible anyone someone something anything thing things such strange weird " +
   "question questions help please thanks thank hi hello about also just really very much many " +
-  "want wanted need needs trying tried try know understand simple terms mean means does seem seems " +
+  "want wanted need needs trying tried try know understand simple terms mean means seem seems " +
   "pytorch torch nn f functional " +
   "的 了 吗 呢 吧 啊 是 在 和 与 及 或 我 你 他 它 就 都 也 要 会 能 把 被 让 给 对 用 从 " +
   "为什么 怎么 怎么办 怎样 如何 什么 哪里 哪个 还是 一直 一个 这个 那个 时候 之后 之前 以后 " +
@@ -49,12 +49,12 @@ var STOP = new Set((
   // a question's frame: "大佬，请问……是什么原因造成的", "求助"
   "大佬 您好 你好 求助 求教 请教 谢谢 感谢 麻烦 一下 是否 可以 能否 为啥 咋 怎么回事 是什么 什么样 " +
   "造成 导致 出现 发现 遇到 碰到 报错 报错了 总是 老是 好像 似乎 " +
-  "关于 理解 奇怪 很奇怪 事情 尽管 并 并没有 每次 每一次 一次 到 得到 从头 这里 那里 中 呢 么 啥 " +
-  "为 随着 进行 持续 不断 逐渐 过程 过程中 期间 时 时候 上 注意 详细 常见错误 常见问题 注意事项 解决方案 方案 总结 函数 " +
+  "关于 理解 奇怪 很奇怪 事情 尽管 并 并没有 每次 每一次 一次 到 得到 从头 这里 那里 中 么 啥 " +
+  "为 随着 进行 持续 不断 逐渐 过程 过程中 期间 时 上 注意 详细 常见错误 常见问题 注意事项 解决方案 方案 总结 函数 " +
   "function functions method methods " +
-  "实在 想不明白 明明 执行 正常 才 开始 第一个 第二个 第一次 第二次 已经 但是 可是 然后 就 吧 应该 地方 " +
+  "实在 想不明白 明明 执行 正常 才 开始 第一个 第二个 第一次 第二次 已经 但是 可是 然后 应该 地方 " +
   "您 您的 只是 而 而是 通过 作为 以及 其中 并且 或者 如果 因为 所以 虽然 但 而且 然而 对于 由于 其他 另外 " +
-  "这样 那样 这些 那些 一些 自己 可能 偶尔 有时 有时候 项目 求解 求助 正常吗 这正常吗 " +
+  "这样 那样 这些 那些 一些 自己 可能 偶尔 有时 有时候 项目 求解 正常吗 这正常吗 " +
   // a negation says what the reader sees, not what a page is about: "结果不可复现"
   "不 不可 不能 无法 没法 不会 不是 没有 " +
   // what a query asks for, not what it is about: "scatter 用法", "view 和 reshape 区别"
