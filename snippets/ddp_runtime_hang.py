@@ -33,7 +33,9 @@ except RuntimeError as e:
     message = message.split(".Collectives differ")[0]
     sys.stdout.write(f"rank {rank}: RuntimeError: {message}\n")  # one write: ranks write at once
     sys.stdout.flush()
-    time.sleep(2.5)  # stay up, so that the other rank reports its own error, not a closed connection
+    # Stay up, so that the other rank reports its own error, not a closed connection: its timeout
+    # ends at most 3 s after this one, later on a busy machine (2.5 s was once too short).
+    time.sleep(6)
     os._exit(1)
 sys.stdout.flush()
 os._exit(0)

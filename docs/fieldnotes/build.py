@@ -25,7 +25,7 @@ from pathlib import Path
 from mkdocs.utils.meta import get_data
 
 from fieldnotes.blocks import Block, BlockError, read_blocks
-from fieldnotes import matrix, preview
+from fieldnotes import downloads, matrix, preview
 from fieldnotes.outputs import SlotError, Slots, unindexed
 from fieldnotes.render import VERSION_NOTE, env_note, executed_notebook, render_page
 from fieldnotes.results import PageRun
@@ -38,6 +38,7 @@ _runs: Runs | None = None
 _pages: dict[str, tuple[list[Block], Future[PageRun] | None, str | None]] = {}
 _notebooks: Path | None = None  # this build's executed copies of the notebooks
 _slots: dict[str, Slots] = {}  # page -> its outputs' HTML, from on_page_markdown to on_page_content
+_downloads: dict[str, downloads.Downloads] = {}  # site path without suffix -> the page's notebook and script
 
 
 def _flag(name: str, default: str) -> bool:
@@ -48,6 +49,7 @@ def on_files(files, config):
     """Request every page's run as soon as the page list is known."""
     global _runs, _notebooks
     _pages.clear()
+    _downloads.clear()
     root = Path(config.config_file_path).resolve().parent
     execute = _flag("FIELDNOTES_EXECUTE", "1")
     _runs = Runs(root, Store(default_folder(root)), fresh=_flag("FIELDNOTES_FRESH", "0"),
@@ -91,16 +93,19 @@ def on_page_markdown(markdown, page, config, files):
     data = matrix.load(root / matrix.DATA / Path(page.file.src_uri).with_suffix(".json"))
     # Kept for the pitfalls hook, which says on which versions each pitfall's proof passed.
     page.meta["fieldnotes_blocks"], page.meta["fieldnotes_versions"] = blocks, matrix.current(data, blocks, root)
+    links = _take_away(page, blocks, config, root)
     if run is None:
         return markdown
     if page.file.src_uri.endswith(".ipynb"):  # mkdocs-jupyter renders a copy with the outputs
         folder = _notebooks / page.file.src_uri.replace("/", "__")
         page.file.abs_src_path = str(executed_notebook(Path(page.file.abs_src_path), blocks, run, folder))
         page.meta["fieldnotes_env"] = run.env
+        page.meta["fieldnotes_links"] = links
         return markdown
     source = Path(page.file.abs_src_path).read_text(encoding="utf-8")
     rendered, slots = render_page(source, blocks, run, config.theme["language"],
-                                  page.meta["fieldnotes_versions"], matrix.recording(data, blocks, root))
+                                  page.meta["fieldnotes_versions"], matrix.recording(data, blocks, root),
+                                  links)
     _slots[page.file.abs_src_path] = slots
     return get_data(rendered)[0]
 
@@ -117,11 +122,36 @@ def on_page_content(html, page, config, files):
     env = page.meta.get("fieldnotes_env")
     if env is None or "</h1>" not in html:
         return html
-    note = f'<div class="admonition info"><p>{env_note(env, config.theme["language"])}</p></div>'
+    note = (f'<div class="admonition info"><p>{env_note(env, config.theme["language"])}</p>'
+            f'{page.meta.get("fieldnotes_links") or ""}</div>')
     return html.replace("</h1>", "</h1>\n" + note, 1)
 
 
+def _take_away(page, blocks: list[Block], config, root: Path) -> str | None:
+    """The page's notebook and script (fieldnotes.downloads), kept for on_post_build, which writes
+    them beside the page; returns the HTML that links them (None: a page without code)."""
+    if not blocks:
+        return None
+    lang = config.theme["language"]
+    info = downloads.PageInfo(page.title or "", page.canonical_url or page.url, lang,
+                              downloads.headings(Path(page.file.abs_src_path)))
+    name = downloads.names(page.file.src_uri)
+    try:
+        made = downloads.make(blocks, info, root)
+    except downloads.DownloadError as e:
+        log.warning(str(e))
+        return None
+    _downloads[(Path(page.file.dest_uri).parent / name).as_posix()] = made
+    return downloads.links_html(name, lang)
+
+
 def on_post_build(config):
+    for path, made in _downloads.items():
+        target = Path(config.site_dir) / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.with_suffix(".ipynb").write_text(made.notebook, encoding="utf-8")
+        target.with_suffix(".py").write_text(made.script, encoding="utf-8")
+    _downloads.clear()
     if _runs is not None:
         log.info(f"code: {_runs.summary()}")
         _runs.shutdown()

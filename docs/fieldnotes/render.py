@@ -19,15 +19,16 @@ from fieldnotes.results import BlockResult, Env, PageRun
 
 
 def render_page(source: str, blocks: list[Block], run: PageRun | None, lang: str,
-                versions: dict[str, dict] | None = None, recorded: dict | None = None) -> tuple[str, Slots]:
+                versions: dict[str, dict] | None = None, recorded: dict | None = None,
+                links: str | None = None) -> tuple[str, Slots]:
     """The page's Markdown with a slot under each block for its output, the environment note
     under the title, and the slots' HTML (:mod:`fieldnotes.outputs`: an output is never read as
     Markdown). ``versions``: the version matrix's current entries for the page (version ->
     entry, fieldnotes.matrix.current): the note says where else the page was checked, and a
     block that behaves differently on a version says so under its output. ``recorded``: a GPU
     recording of the page's current code (fieldnotes.matrix.recording), shown, labelled, for
-    the GPU blocks this build did not run. ``run`` None (execution switched off): the page as
-    written."""
+    the GPU blocks this build did not run. ``links``: HTML shown in the same note (the page's
+    notebook and script). ``run`` None (execution switched off): the page as written."""
     slots = Slots()
     if run is None or not blocks:
         return source, slots
@@ -43,7 +44,8 @@ def render_page(source: str, blocks: list[Block], run: PageRun | None, lang: str
     if run.env:
         at = _after_title(lines)
         note = env_note(run.env, lang) + matrix_note(others, versions is not None, t)
-        lines[at:at] = ["", '!!! info ""', "", "    " + note, ""]
+        extra = ["    " + slots.add(links, blocks[0].where), ""] if links else []
+        lines[at:at] = ["", '!!! info ""', "", "    " + note, "", *extra]
     return "\n".join(lines) + "\n", slots
 
 

@@ -12,7 +12,7 @@ file descriptors 1 and 2, whoever writes to them (:class:`Capture`). A block fai
 it printed so far, when it raises (unless marked to), exits the interpreter, prints more than
 the output cap (it is stopped while it runs), exceeds its time limit, or leaves a process
 running. Asserts are rewritten as pytest rewrites them, so a failed ``assert a == b`` shows
-both values.
+both values (not in a block marked to raise: it shows what a reader running it sees).
 """
 
 from __future__ import annotations
@@ -208,14 +208,17 @@ def _figures() -> list[str]:
     return images
 
 
-def _compile(code: str, display_last: bool):
-    """The block's code with pytest's assert rewriting; a notebook cell's final expression
-    is split off to be shown, as Jupyter shows it."""
+def _compile(code: str, display_last: bool, rewrite: bool = True):
+    """The block's code with pytest's assert rewriting (``rewrite``: not in a block that shows an
+    error on purpose, whose output is what a reader running it sees, and Python's own asserts
+    explain nothing); a notebook cell's final expression is split off to be shown, as Jupyter
+    shows it."""
     tree = ast.parse(code, filename=BLOCK_FILE)
     last = None
     if display_last and tree.body and isinstance(tree.body[-1], ast.Expr):
         last = compile(ast.Expression(tree.body.pop().value), BLOCK_FILE, "eval")
-    rewrite_asserts(tree, code.encode(), module_path=None, config=None)
+    if rewrite:
+        rewrite_asserts(tree, code.encode(), module_path=None, config=None)
     return compile(tree, BLOCK_FILE, "exec"), last
 
 
@@ -227,7 +230,7 @@ def run_block(block: dict, namespace: dict, cuda: bool, capture: Capture) -> Blo
     if block["syntax"] == "bash":
         return _run_bash(block, capture)
     try:
-        code, last = _compile(block["code"], block["display_last"])
+        code, last = _compile(block["code"], block["display_last"], rewrite=not block["raises"])
     except SyntaxError as e:
         return BlockResult("error", error=f"SyntaxError: {e.msg}", line=e.lineno)
     if block.get("file"):  # shown here, run by a bash block: only check that it compiles
