@@ -64,8 +64,8 @@ def run_notebook(text: str, folder: Path) -> dict[str, tuple[str, str]]:
                             resources={"metadata": {"path": str(folder)}})
     saved = dict(os.environ)
     os.environ.update(ENV)  # the kernel inherits this process's environment
-    try:
-        client.execute()
+    try:  # the kernel's own stderr (its start-up notice, exit noise) is no cell's output
+        client.execute(stderr=subprocess.DEVNULL)
     finally:
         os.environ.clear()
         os.environ.update(saved)

@@ -48,8 +48,8 @@ def test_uncommitted_changes_are_never_given_a_date(repo):
     (repo / "docs" / "zh" / "draft.md").write_text("# 草稿\n", encoding="utf-8")
     changed = revisions.last_changes(repo / "docs" / "zh").changed
     assert changed == {"a/old.md": datetime.date(2026, 3, 4), "new.md": None, "draft.md": None}
-    assert revisions.date_html(None, "zh") == "尚未提交"
-    assert revisions.date_html(None, "en") == "not committed yet"
+    assert revisions.date_html(None, "zh") == "最后更新：尚未提交"
+    assert revisions.date_html(None, "en") == "Last update: not committed yet"
 
 
 def test_a_shallow_clone_or_no_repository_gives_no_date_and_says_why(repo, tmp_path):
@@ -64,8 +64,8 @@ def test_a_shallow_clone_or_no_repository_gives_no_date_and_says_why(repo, tmp_p
 
 def test_dates_read_as_each_language_writes_them():
     day = datetime.date(2026, 12, 2)
-    assert revisions.date_html(day, "en") == '<time datetime="2026-12-02">2 December 2026</time>'
-    assert revisions.date_html(day, "zh") == '<time datetime="2026-12-02">2026年12月2日</time>'
+    assert revisions.date_html(day, "en") == 'Last update: <time datetime="2026-12-02">2 December 2026</time>'
+    assert revisions.date_html(day, "zh") == '最后更新：<time datetime="2026-12-02">2026年12月2日</time>'
 
 
 @pytest.mark.parametrize("remote, web", [

@@ -119,7 +119,7 @@ TEXT = {
         "section": "On the page: [{heading}]({url}#{anchor})",
         "links": "Take this page's code with you:",
         "link_notebook": "notebook (.ipynb)", "link_script": "script (.py)",
-        "links_note": "run from the top, each prints what this page shows.",
+        "links_note": "; run from the top, each prints what this page shows.",
     },
     "zh": {
         "notebook": "本 notebook 收录 [{title}]({url})（PyTorch 实战笔记）一页的全部代码。请从头运行："
@@ -132,7 +132,7 @@ TEXT = {
         "section": "对应页面小节：[{heading}]({url}#{anchor})",
         "links": "带走本页的代码：",
         "link_notebook": "notebook（.ipynb）", "link_script": "脚本（.py）",
-        "links_note": "从头运行，输出都与本页显示的一致。",
+        "links_note": "；从头运行，输出都与本页显示的一致。",
     },
 }
 
@@ -410,4 +410,4 @@ def links_html(name: str, lang: str) -> str:
     t = TEXT.get(lang, TEXT["en"])
     return (f'<p class="fn-downloads">{t["links"]} '
             f'<a href="{name}.ipynb" download>{t["link_notebook"]}</a> · '
-            f'<a href="{name}.py" download>{t["link_script"]}</a>; {t["links_note"]}</p>')
+            f'<a href="{name}.py" download>{t["link_script"]}</a>{t["links_note"]}</p>')

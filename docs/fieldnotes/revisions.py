@@ -34,8 +34,9 @@ log = logging.getLogger("mkdocs.hooks.revisions")
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
           "October", "November", "December")
-TEXT = {"en": {"source": "Source file: ", "uncommitted": "not committed yet"},
-        "zh": {"source": "源文件：", "uncommitted": "尚未提交"}}
+TEXT = {"en": {"source": "Source file: ", "updated": "Last update: ", "uncommitted": "not committed yet"},
+        "zh": {"source": "源文件：", "updated": "最后更新：", "uncommitted": "尚未提交"}}
+"""Material shows the date after an icon whose label is only a tooltip: the words are written out."""
 
 
 @dataclass(frozen=True)
@@ -73,11 +74,12 @@ def last_changes(docs_dir: Path) -> Dates:
 
 
 def date_html(day: datetime.date | None, lang: str) -> str:
-    """The date as a reader of ``lang`` writes it, in a ``<time>`` element."""
+    """The date as a reader of ``lang`` writes it, in a ``<time>`` element, after its label."""
+    t = TEXT.get(lang, TEXT["en"])
     if day is None:
-        return html.escape(TEXT.get(lang, TEXT["en"])["uncommitted"])
+        return html.escape(t["updated"] + t["uncommitted"])
     shown = f"{day.year}年{day.month}月{day.day}日" if lang == "zh" else f"{day.day} {MONTHS[day.month - 1]} {day.year}"
-    return f'<time datetime="{day.isoformat()}">{shown}</time>'
+    return f'{html.escape(t["updated"])}<time datetime="{day.isoformat()}">{shown}</time>'
 
 
 _REMOTE = re.compile(r"^(?:https://|ssh://git@|git@)(?P<host>github\.com|gitlab\.com)[:/](?P<path>[\w.-]+/[\w.-]+?)(?:\.git)?/?$")
