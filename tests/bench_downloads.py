@@ -4,9 +4,9 @@ add to the site and to a build; writes reports/downloads.md. A script, not a tes
     .venv/bin/python tests/bench_downloads.py [--before COMMIT]   (~3 min)
 
 Both trees (the commit before, default 5074ffa, and the working tree) are copied to temporary
-folders and built the same way, three times each, alternating, with execution off
-(FIELDNOTES_EXECUTE=0: no page runs, so the figure is what this machinery costs, not the
-pages' code, and no results store is involved). The site's size is counted file by file.
+folders and built the same way, three times each, alternating, each with its own fieldnotes
+package, with execution off (``--no-exec``: no page runs, so the figure is what this machinery
+costs, not the pages' code, and no results store is involved). The site's size is counted file by file.
 """
 
 from __future__ import annotations
@@ -55,13 +55,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", default=BEFORE)
     args = parser.parse_args()
-    env = {"FIELDNOTES_EXECUTE": "0"}
     with tempfile.TemporaryDirectory(prefix="fieldnotes-bench-") as tmp:
         trees = {"before": export(args.before, Path(tmp) / "before"), "after": copy_tree(Path(tmp) / "after")}
         times: dict[str, list[float]] = {"before": [], "after": []}
         for _ in range(3):
             for name, tree in trees.items():
-                times[name].append(timed([sys.executable, "docs/site.py", "build", "--out", "site"], tree, env))
+                # Each tree's own fieldnotes package, not the one requirements.txt installs (editable,
+                # from this checkout): the hooks import it by name.
+                env = {"PYTHONPATH": str(tree / "docs")}
+                times[name].append(timed([sys.executable, "docs/site.py", "build", "--no-exec", "--out", "site"],
+                                         tree, env))
         measured = {name: sizes(tree / "site") for name, tree in trees.items()}
     b, a = (statistics.median(times[n]) for n in ("before", "after"))
     mb = lambda n: f"{n / 1e6:.2f} MB"  # noqa: E731
@@ -69,7 +72,7 @@ def main() -> None:
         "# What notebooks, scripts, llms.txt and git dates add",
         "",
         f"Measured by `tests/bench_downloads.py` on this machine, {args.before} against the working tree, "
-        "both languages, execution off (`FIELDNOTES_EXECUTE=0`), median of 3 alternating builds.",
+        "both languages, execution off (`--no-exec`), median of 3 alternating builds.",
         "",
         "| | before | after |",
         "|---|---|---|",
