@@ -102,7 +102,12 @@ def build(out: Path, base_url: str | None, fresh: bool = False, execute: bool = 
 
 
 def serve(out: Path, port: int) -> None:
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(out))
+    from fieldnotes.downloads import MEDIA_TYPES
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MEDIA_TYPES}
+
+    handler = functools.partial(Handler, directory=str(out))
     with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
         print(f"Serving http://127.0.0.1:{port}/en/ and http://127.0.0.1:{port}/zh/ (Ctrl+C stops)")
         server.serve_forever()

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from browsing import launch
+from fieldnotes.downloads import MEDIA_TYPES
 from fieldnotes.languages import LANGS
 from sitebuild import BROWSER, PORT, PREBUILT, ROOT, SCREENSHOTS, SUMMARIES, Built, build_site
 
@@ -37,6 +38,8 @@ def served(built_site):
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MEDIA_TYPES}  # as site.py serve
+
     def log_message(self, *args):
         pass
 

@@ -62,3 +62,12 @@ def test_every_page_is_listed_once_with_working_links(built_site):
                 assert (built_site.path / lang / script.removeprefix(base)).is_file(), script
         other = "zh" if lang == "en" else "en"
         assert f"/{other}/llms.txt)" in text
+
+
+def test_a_browser_reads_the_chinese_llms_txt_as_utf8(served, browser_page):
+    """Served as docs/site.py serve serves it (and GitHub Pages does): with its charset."""
+    response = browser_page.goto(f"{served}/zh/llms.txt")
+    assert "charset=utf-8" in response.headers["content-type"]
+    assert "PyTorch 实战笔记" in browser_page.inner_text("body")
+    response = browser_page.goto(f"{served}/zh/tensors/scatter/scatter.py")
+    assert "charset=utf-8" in response.headers["content-type"] and "本脚本" in browser_page.inner_text("body")

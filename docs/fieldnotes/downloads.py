@@ -39,6 +39,12 @@ import nbformat
 
 from fieldnotes.blocks import Block
 
+MEDIA_TYPES = {".txt": "text/plain; charset=utf-8", ".py": "text/x-python; charset=utf-8",
+               ".ipynb": "application/x-ipynb+json; charset=utf-8", ".json": "application/json; charset=utf-8"}
+"""How a server labels the site's text files (scripts, notebooks, llms.txt, pitfalls.json): with
+their charset, or a browser shows a Chinese page's file as Latin-1 mojibake. GitHub Pages sends
+these; Python's http.server (``docs/site.py serve``, the tests) needs them given."""
+
 SKIPPED = "Skipped: this needs a CUDA GPU (torch.cuda.is_available() is False)"
 """What a GPU block prints where there is no GPU (the same in both languages: it is code)."""
 
