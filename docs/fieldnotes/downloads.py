@@ -370,11 +370,14 @@ def make(blocks: list[Block], page: PageInfo, root: Path) -> Downloads:
     nbformat.validate(nb)
     text = json.dumps(nb, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
     code = "\n\n\n".join(script) + "\n"
-    try:
-        ast.parse(code)
-    except SyntaxError as e:  # a bug here, not in the page: the page's own code compiles
-        raise DownloadError(f"{blocks[0].page if blocks else page.url}: the generated script does not "
-                            f"parse (line {e.lineno}: {e.msg})") from None
+    where = blocks[0].page if blocks else page.url
+    for name, source in [("script", code)] + [(f"notebook cell {c.id}", c.source) for c in cells
+                                               if c.cell_type == "code" and not c.source.startswith("%%")]:
+        try:  # a GPU cell, never run on a CPU machine, is at least known to compile
+            ast.parse(source)
+        except SyntaxError as e:  # a bug here, not in the page: the page's own code compiles
+            raise DownloadError(f"{where}: the generated {name} does not parse "
+                                f"(line {e.lineno}: {e.msg})") from None
     return Downloads(text, code)
 
 
