@@ -42,7 +42,7 @@ DISPLAY_ONLY = {"text", "console", "json", "yaml", "toml", "ini", "diff", "html"
 """...but only these may be display-only: any other info string (``py``, ``pycon``,
 ``python title="x"``, ``sh``) is rejected, so that no block can escape the tests."""
 
-MARKERS = {"gpu", "raises", "timeout", "file"}
+MARKERS = {"gpu", "raises", "timeout", "file", "lint"}
 DEFAULT_TIMEOUT = 60.0
 
 
@@ -90,6 +90,8 @@ class Block:
     match: str | None = None
     timeout: float = DEFAULT_TIMEOUT
     display_last: bool = False  # notebook cell: show the value of a final expression, as Jupyter does
+    lint_mistake: tuple[str, ...] = ()  # "lint" marker: pitfall ids whose rule must fire on this block...
+    lint_fix: tuple[str, ...] = ()  # ...and those whose rule must stay silent (fieldnotes.lint)
 
     @property
     def where(self) -> str:
@@ -209,6 +211,14 @@ def _apply_marks(block: Block, marks: list[str]) -> None:
             block.timeout = float(mark.args[0])
         elif mark.name == "file":
             block.file = ""  # the path is read from the include line once the code is known
+        elif mark.name == "lint":
+            ids = {k: (v,) if isinstance(v, str) else tuple(v) for k, v in mark.kwargs.items()}
+            if mark.args or not ids or set(ids) - {"mistake", "fix"} or \
+                    not all(isinstance(i, str) for v in ids.values() for i in v):
+                raise BlockError(f"{block.where}: write <!--pytest.mark.lint(mistake=\"PITFALL-ID\")--> "
+                                 "or lint(fix=\"PITFALL-ID\") (a list for several)")
+            block.lint_mistake += ids.get("mistake", ())
+            block.lint_fix += ids.get("fix", ())
         elif mark.name == "raises":
             exc = mark.args[0] if mark.args else None
             if not (isinstance(exc, type) and issubclass(exc, BaseException)):

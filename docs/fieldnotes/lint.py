@@ -1,0 +1,447 @@
+"""``fieldnotes lint``: the site's pitfalls found in a reader's own code, each linked to its proof.
+
+    python -m fieldnotes.lint PATH... [--lang zh] [--select ID,...] [--ignore ID,...]
+
+PATH: Python files, folders (every ``*.py`` and ``*.ipynb`` under them) and notebooks. Each
+finding is ``file:line:col ID symptom`` and the URL of the pitfall's section on the site, in the
+language asked for; the exit status is 1 when something is found, 2 when a file cannot be read.
+A comment ``# fieldnotes: ignore[ID]`` (or ``ignore[ID1,ID2]``, or bare ``ignore``) silences its line.
+
+Why the standard library's ``ast`` and not libcst: the rules read code, they never rewrite it,
+so a concrete syntax tree (whitespace, comments) buys nothing but a dependency; ``ast`` gives
+line and column, and comments are read from the source lines for the ignore markers.
+
+A rule *is* a pitfall: it is registered under the pitfall's id (:func:`rule`), its symptom and
+URL come from the catalogue (the pages' front matter, :mod:`fieldnotes.pitfalls`), and the tests
+prove each on the pages' own code: it fires on every block marked
+``<!--pytest.mark.lint(mistake="ID")-->`` and stays silent on every block marked ``lint(fix="ID")``,
+in both languages (tests/test_lint.py). Names are resolved through the file's imports, with the
+usual aliases (``F``, ``nn``, ``optim``, ``dist``) when a block uses them without importing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import re
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+IGNORE = re.compile(r"#\s*fieldnotes:\s*ignore(?:\[([\w\s,-]+)\])?")
+DEFAULT_ALIASES = {"F": "torch.nn.functional", "nn": "torch.nn", "optim": "torch.optim",
+                   "dist": "torch.distributed", "np": "numpy"}
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    path: str
+    line: int
+    col: int
+    rule: str
+    detail: str = ""
+
+
+class Source:
+    """One file's code, parsed, with its import aliases resolved."""
+
+    def __init__(self, code: str, path: str = "<code>"):
+        self.code, self.path = code, path
+        self.tree = ast.parse(code, filename=path)
+        self.lines = code.splitlines()
+        self.aliases = dict(DEFAULT_ALIASES)
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    self.aliases[(a.asname or a.name).split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for a in node.names:
+                    self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+        self.parents: dict[ast.AST, ast.AST] = {}
+        for parent in ast.walk(self.tree):
+            for child in ast.iter_child_nodes(parent):
+                self.parents[child] = parent
+
+    def name(self, node: ast.AST) -> str | None:
+        """The dotted name an expression stands for, imports resolved: ``F.dropout`` ->
+        ``torch.nn.functional.dropout``; None for anything but names and attributes."""
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
+        head = self.aliases.get(node.id, node.id)
+        return ".".join([head, *reversed(parts)])
+
+    def calls(self, *names: str) -> Iterator[ast.Call]:
+        """Calls of the given dotted names (imports resolved), in source order."""
+        wanted = set(names)
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Call) and self.name(node.func) in wanted:
+                yield node
+
+    def enclosing(self, node: ast.AST, kinds: tuple) -> ast.AST | None:
+        while node in self.parents:
+            node = self.parents[node]
+            if isinstance(node, kinds):
+                return node
+        return None
+
+
+def keyword(call: ast.Call, name: str) -> ast.keyword | None:
+    return next((k for k in call.keywords if k.arg == name), None)
+
+
+def constant(node: ast.AST | None):
+    return node.value if isinstance(node, ast.Constant) else None
+
+
+Check = Callable[[Source], Iterator[tuple[ast.AST, str]]]
+RULES: dict[str, Check] = {}
+"""Pitfall id -> its check, which yields (node, detail) for each place the pitfall shows."""
+
+
+def rule(pitfall: str) -> Callable[[Check], Check]:
+    def register(check: Check) -> Check:
+        RULES[pitfall] = check
+        return check
+    return register
+
+
+# --- the rules, by page -------------------------------------------------------------------------
+
+DROPOUTS = tuple(f"torch.nn.functional.{n}" for n in ("dropout", "dropout1d", "dropout2d", "dropout3d",
+                                                      "alpha_dropout", "feature_alpha_dropout"))
+
+
+@rule("dropout-functional-in-eval")
+def _dropout_without_training(src: Source):
+    """F.dropout in forward() without training=: it keeps dropping in eval()."""
+    for call in src.calls(*DROPOUTS):
+        method = src.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef))
+        if method is not None and method.name == "forward" and keyword(call, "training") is None \
+                and len(call.args) < 3:  # (input, p, training, inplace)
+            yield call, "pass training=self.training"
+
+
+# not yet a rule (no page block shows it as a reader writes it): optim-scheduler-before-optimizer
+def _scheduler_first(src: Source):
+    """scheduler.step() before optimizer.step() in the same block of statements."""
+    made = _constructed(src)
+    schedulers = {n for n, kind in made.items() if kind.startswith("torch.optim.lr_scheduler.")}
+    optimizers = {n for n, kind in made.items() if kind.startswith("torch.optim.") and
+                  not kind.startswith("torch.optim.lr_scheduler.") and kind.split(".")[-1][:1].isupper()}
+    for body in _bodies(src.tree):
+        seen_scheduler = None
+        for stmt in body:
+            for call in _step_calls(stmt):
+                owner = call.func.value.id
+                if owner in schedulers and seen_scheduler is None:
+                    seen_scheduler = call
+                elif owner in optimizers and seen_scheduler is not None:
+                    yield seen_scheduler, f"{owner}.step() comes after it"
+                    seen_scheduler = None
+
+
+def _step_calls(stmt: ast.stmt) -> list[ast.Call]:
+    if isinstance(stmt, (ast.For, ast.While, ast.With, ast.If, ast.FunctionDef, ast.Try)):
+        return []  # a nested block is checked as a body of its own
+    return [n for n in ast.walk(stmt) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and n.func.attr == "step" and isinstance(n.func.value, ast.Name)]
+
+
+def _bodies(tree: ast.AST) -> Iterator[list[ast.stmt]]:
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(node, field, None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                yield body
+
+
+def _constructed(src: Source) -> dict[str, str]:
+    """Names assigned the result of a call, with the callee's dotted name (``opt = optim.SGD(...)``)."""
+    found = {}
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            callee = src.name(node.value.func)
+            for target in node.targets:
+                if isinstance(target, ast.Name) and callee:
+                    found[target.id] = callee
+    return found
+
+
+@rule("module-plain-list-not-trained")
+def _layers_in_a_list(src: Source):
+    """self.layers = [nn.Linear(...), ...] in a Module: not registered, not trained."""
+    for node in ast.walk(src.tree):
+        if not (isinstance(node, ast.Assign) and any(_self_attribute(t) for t in node.targets)):
+            continue
+        value = node.value
+        elements = value.elts if isinstance(value, (ast.List, ast.Tuple)) else \
+            [value.elt] if isinstance(value, ast.ListComp) else []
+        if any(isinstance(e, ast.Call) and (src.name(e.func) or "").startswith("torch.nn.")
+               and (src.name(e.func) or "").split(".")[-1][:1].isupper() for e in elements):
+            yield node, "use nn.ModuleList"
+
+
+def _self_attribute(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+FACTORIES = {f"torch.{n}" for n in ("tensor", "zeros", "ones", "empty", "full", "randn", "rand", "arange",
+                                     "eye", "linspace", "zeros_like", "ones_like")}
+
+
+@rule("module-tensor-attribute-not-buffer")
+def _tensor_attribute(src: Source):
+    """self.x = torch.zeros(...) in a Module's __init__: not in state_dict, not moved by .to()."""
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Assign) and any(_self_attribute(t) for t in node.targets) and \
+                isinstance(node.value, ast.Call) and src.name(node.value.func) in FACTORIES:
+            method = src.enclosing(node, (ast.FunctionDef,))
+            if method is not None and method.name == "__init__":
+                yield node, "register_buffer() it, or wrap it in nn.Parameter"
+
+
+# not yet a rule (no page block shows it as a reader writes it): cross-entropy-double-softmax
+def _softmax_into_cross_entropy(src: Source):
+    """cross_entropy / CrossEntropyLoss given probabilities: it applies log_softmax itself."""
+    losses = {n for n, kind in _constructed(src).items() if kind == "torch.nn.CrossEntropyLoss"}
+    for node in ast.walk(src.tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        callee = src.name(node.func)
+        if callee == "torch.nn.functional.cross_entropy" or (isinstance(node.func, ast.Name) and node.func.id in losses):
+            if _is_softmax(src, node.args[0]):
+                yield node, "pass the logits"
+
+
+SOFTMAX = {"torch.softmax", "torch.nn.functional.softmax", "torch.special.softmax"}
+
+
+def _is_softmax(src: Source, node: ast.AST) -> bool:
+    if isinstance(node, ast.Call):
+        if src.name(node.func) in SOFTMAX:
+            return True
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "softmax":
+            return True
+        if isinstance(node.func, ast.Call) and src.name(node.func.func) == "torch.nn.Softmax":
+            return True
+    return False
+
+
+@rule("cross-entropy-log-of-softmax")
+def _log_of_softmax(src: Source):
+    """torch.log(softmax(x)): -inf where a probability underflows; log_softmax does not."""
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Call):
+            if src.name(node.func) == "torch.log" and node.args and _is_softmax(src, node.args[0]):
+                yield node, "use log_softmax"
+            elif isinstance(node.func, ast.Attribute) and node.func.attr == "log" and _is_softmax(src, node.func.value):
+                yield node, "use log_softmax"
+
+
+@rule("optim-adam-weight-decay-is-l2")
+def _adam_weight_decay(src: Source):
+    """Adam(weight_decay=...) is an L2 penalty scaled by Adam, not decoupled decay (AdamW)."""
+    for call in src.calls("torch.optim.Adam"):
+        decay = keyword(call, "weight_decay")
+        if decay is not None and constant(decay.value) not in (0, 0.0):
+            yield call, "AdamW decouples the decay"
+
+
+@rule("inference-volatile-ignored")
+def _volatile(src: Source):
+    """volatile=True has done nothing since torch 0.4."""
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Call) and keyword(node, "volatile") is not None:
+            yield node, "use torch.no_grad() or torch.inference_mode()"
+
+
+@rule("cudnn-benchmark-written-as-call")
+def _benchmark_called(src: Source):
+    for call in src.calls("torch.backends.cudnn.benchmark", "torch.backends.cudnn.deterministic"):
+        yield call, "assign it: torch.backends.cudnn.benchmark = True"
+
+
+CUDNN_FLAGS = {"benchmark", "deterministic", "enabled", "allow_tf32", "benchmark_limit"}
+
+
+@rule("cudnn-benchmark-typo-silent")
+def _cudnn_typo(src: Source):
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                name = src.name(target) if isinstance(target, ast.Attribute) else None
+                if name and name.startswith("torch.backends.cudnn.") and name.count(".") == 3 \
+                        and name.split(".")[-1] not in CUDNN_FLAGS:
+                    yield node, f"torch.backends.cudnn has no flag {name.split('.')[-1]!r}"
+
+
+@rule("amp-deprecated-cuda-amp")
+def _cuda_amp(src: Source):
+    for call in src.calls("torch.cuda.amp.autocast", "torch.cuda.amp.GradScaler", "torch.cpu.amp.autocast"):
+        device = src.name(call.func).split(".")[1]
+        yield call, f"use torch.amp.{src.name(call.func).split('.')[-1]}({device!r}, ...)"
+
+
+@rule("hooks-old-backward-hook")
+def _old_backward_hook(src: Source):
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr == "register_backward_hook":
+            yield node, "use register_full_backward_hook"
+
+
+# not yet a rule (no page block shows it as a reader writes it): gpu-memory-empty-cache-in-loop
+def _empty_cache_in_loop(src: Source):
+    for call in src.calls("torch.cuda.empty_cache"):
+        if src.enclosing(call, (ast.For, ast.While, ast.AsyncFor)) is not None:
+            yield call, "it frees nothing that is in use, and slows every step"
+
+
+# not yet a rule (no page block shows it as a reader writes it): ddp-sampler-set-epoch-missing
+def _sampler_without_set_epoch(src: Source):
+    made = [n for n in ast.walk(src.tree) if isinstance(n, ast.Call)
+            and src.name(n.func) == "torch.utils.data.distributed.DistributedSampler"
+            or isinstance(n, ast.Call) and src.name(n.func) == "torch.utils.data.DistributedSampler"]
+    sets = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "set_epoch"
+               for n in ast.walk(src.tree))
+    if made and not sets:
+        for call in made:
+            if keyword(call, "shuffle") is None or constant(keyword(call, "shuffle").value) is not False:
+                yield call, "call sampler.set_epoch(epoch) at the start of each epoch"
+
+
+@rule("init-called-in-forward")
+def _init_in_forward(src: Source):
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Call) and (src.name(node.func) or "").startswith("torch.nn.init."):
+            method = src.enclosing(node, (ast.FunctionDef,))
+            if method is not None and method.name == "forward":
+                yield node, "initialise once, in __init__ or before training"
+
+
+@rule("ddp-local-rank-argument-required")
+def _local_rank_argument(src: Source):
+    """A script that needs --local_rank on its command line: torchrun passes none."""
+    reads_env = "LOCAL_RANK" in src.code
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument" \
+                and any(constant(a) in ("--local_rank", "--local-rank") for a in node.args):
+            required = constant(keyword(node, "required").value) if keyword(node, "required") else False
+            if required or (keyword(node, "default") is None and not reads_env):
+                yield node, 'read os.environ["LOCAL_RANK"] (torchrun sets it)'
+
+
+@rule("checkpoint-weights-only-false-runs-code")
+def _weights_only_false(src: Source):
+    """torch.load(..., weights_only=False) unpickles: a file can run code."""
+    for call in src.calls("torch.load"):
+        flag = keyword(call, "weights_only")
+        if flag is not None and constant(flag.value) is False:
+            yield call, "load trusted files only, or allow the classes with torch.serialization.add_safe_globals"
+
+
+# --- running it ---------------------------------------------------------------------------------
+
+def lint_code(code: str, path: str = "<code>", select: set[str] | None = None,
+              ignore: set[str] | None = None) -> list[Finding]:
+    """Every finding in one piece of code (raises SyntaxError if it does not parse)."""
+    src = Source(code, path)
+    found = []
+    for pid, check in RULES.items():
+        if (select and pid not in select) or (ignore and pid in ignore):
+            continue
+        for node, detail in check(src):
+            line = getattr(node, "lineno", 1)
+            if _silenced(src.lines, line, pid):
+                continue
+            found.append(Finding(path, line, getattr(node, "col_offset", 0) + 1, pid, detail))
+    return sorted(set(found))
+
+
+def _silenced(lines: list[str], line: int, pid: str) -> bool:
+    m = IGNORE.search(lines[line - 1]) if 0 < line <= len(lines) else None
+    return m is not None and (m.group(1) is None or pid in {s.strip() for s in m.group(1).split(",")})
+
+
+def notebook_code(path: Path) -> str:
+    """A notebook's code cells as one file, cell lines kept in place (magics blanked)."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    lines: list[str] = []
+    for cell in cells:
+        if cell.get("cell_type") == "code":
+            source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+            magic = source.lstrip().startswith("%%")
+            lines += ["" if magic or line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()]
+    return "\n".join(lines) + "\n"
+
+
+def files(paths: list[Path]) -> Iterator[Path]:
+    for path in paths:
+        if path.is_dir():
+            yield from sorted(p for p in path.rglob("*") if p.suffix in (".py", ".ipynb") and p.is_file())
+        else:
+            yield path
+
+
+@dataclass(frozen=True)
+class Entry:
+    symptom: str
+    url: str
+
+
+def catalogue(lang: str, site_url: str | None = None) -> dict[str, Entry]:
+    """Each pitfall's symptom and URL, from the pages' front matter (this checkout's docs)."""
+    from fieldnotes.blocks import find_root
+    from fieldnotes.pitfalls import _url_of, load
+
+    root = find_root(Path(__file__).resolve().parent)
+    docs = root / "docs" / lang
+    base = (site_url or f"http://127.0.0.1:8000/{lang}/").rstrip("/") + "/"
+    found = {}
+    for page in sorted(docs.rglob("*.md")):
+        for p in load(page, docs):
+            found[p.id] = Entry(p.symptom.strip(), f"{base}{_url_of(p.page)}#{p.id}")
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="fieldnotes-lint", description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="+", type=Path)
+    parser.add_argument("--lang", default="en", choices=["en", "zh"])
+    parser.add_argument("--select", type=lambda s: {x.strip() for x in s.split(",") if x.strip()})
+    parser.add_argument("--ignore", type=lambda s: {x.strip() for x in s.split(",") if x.strip()})
+    parser.add_argument("--site-url", help="the site's root in that language (default: the local preview)")
+    args = parser.parse_args(argv)
+    unknown = (args.select or set()) | (args.ignore or set())
+    if unknown - set(RULES):
+        parser.error(f"no rule {', '.join(sorted(unknown - set(RULES)))}; rules: {', '.join(sorted(RULES))}")
+    entries = catalogue(args.lang, args.site_url)
+    status = 0
+    for path in files(args.paths):
+        try:
+            code = notebook_code(path) if path.suffix == ".ipynb" else path.read_text(encoding="utf-8")
+            found = lint_code(code, str(path), args.select, args.ignore)
+        except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as e:
+            print(f"{path}: cannot be checked: {type(e).__name__}: {e}", file=sys.stderr)
+            status = 2
+            continue
+        for f in found:
+            entry = entries.get(f.rule)
+            symptom = _plain(entry.symptom) if entry else f.rule
+            print(f"{f.path}:{f.line}:{f.col} {f.rule} {symptom} ({f.detail}) {entry.url if entry else ''}".rstrip())
+        status = max(status, 1 if found else 0)
+    return status
+
+
+def _plain(markdown: str) -> str:
+    return re.sub(r"`([^`]*)`", r"\1", markdown)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+"""fieldnotes lint (fieldnotes.lint): the mechanism on code written here, then every rule proved on
+the pages' own blocks, in both languages: it fires on each block marked lint(mistake=ID) and
+stays silent on each marked lint(fix=ID); a rule without both, or a marker without a rule, fails."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fieldnotes import lint
+from fieldnotes.blocks import read_blocks
+from fieldnotes.languages import LANGS
+from fieldnotes.pitfalls import load
+from sitebuild import ROOT
+
+BAD = '''import torch
+import torch.nn.functional as fun
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = [nn.Linear(2, 2) for _ in range(3)]
+        self.scale = torch.ones(2)
+
+    def forward(self, x):
+        return fun.dropout(x, 0.5)
+
+
+torch.backends.cudnn.benchmarks = True
+opt = torch.optim.Adam(Net().parameters(), weight_decay=1e-2)  # fieldnotes: ignore[optim-adam-weight-decay-is-l2]
+'''
+
+
+def rules(code: str, **kwargs) -> list[tuple[int, str]]:
+    return [(f.line, f.rule) for f in lint.lint_code(code, **kwargs)]
+
+
+def test_rules_follow_imports_and_the_ignore_comment():
+    assert rules(BAD) == [(9, "module-plain-list-not-trained"), (10, "module-tensor-attribute-not-buffer"),
+                          (13, "dropout-functional-in-eval"), (16, "cudnn-benchmark-typo-silent")]
+    assert rules(BAD, select={"dropout-functional-in-eval"}) == [(13, "dropout-functional-in-eval")]
+    assert (13, "dropout-functional-in-eval") not in rules(BAD, ignore={"dropout-functional-in-eval"})
+    assert rules(BAD.replace("  # fieldnotes: ignore[optim-adam-weight-decay-is-l2]", ""))[-1] == \
+        (17, "optim-adam-weight-decay-is-l2")
+    assert rules(BAD.replace("[optim-adam-weight-decay-is-l2]", "[some-other-rule]"))[-1][1] == \
+        "optim-adam-weight-decay-is-l2"  # an ignore names the rule it silences
+    assert rules(BAD.replace("[optim-adam-weight-decay-is-l2]", "")) == rules(BAD)  # bare: the whole line
+
+
+def test_what_looks_alike_is_not_flagged():
+    fine = '''import torch
+from torch.nn import functional as F
+def forward(x):
+    return F.dropout(x, 0.5, True)
+class M(torch.nn.Module):
+    def forward(self, x):
+        y = F.dropout(x, p=0.5, training=self.training)
+        self.cache = [x, y]
+        return y
+def dropout(x, p): return x
+opt = torch.optim.Adam([], weight_decay=0)
+torch.backends.cudnn.benchmark = True
+'''
+    assert rules(fine) == []
+
+
+def _run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "fieldnotes.lint", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_the_command_reports_file_line_symptom_and_url_and_exits_1(tmp_path):
+    (tmp_path / "train.py").write_text(BAD, encoding="utf-8")
+    nb = {"cells": [{"cell_type": "markdown", "source": ["# x"], "metadata": {}},
+                    {"cell_type": "code", "source": ["%%time\n", "x = 1\n"], "metadata": {}, "outputs": []},
+                    {"cell_type": "code", "source": ["!pip list\n", "torch.backends.cudnn.benchmark(True)\n"],
+                     "metadata": {}, "outputs": []}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "nb.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    done = _run(str(tmp_path))
+    assert done.returncode == 1, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"{tmp_path / 'sub' / 'nb.ipynb'}:4:1 cudnn-benchmark-written-as-call ")
+    assert lines[1].startswith(f"{tmp_path / 'train.py'}:9:9 module-plain-list-not-trained ")
+    assert lines[1].endswith("/en/nn/module-state/#module-plain-list-not-trained")
+    zh = _run("--lang", "zh", "--select", "dropout-functional-in-eval", str(tmp_path / "train.py"))
+    assert zh.returncode == 1 and len(zh.stdout.splitlines()) == 1
+    assert "/zh/nn/dropout/#dropout-functional-in-eval" in zh.stdout and "eval" in zh.stdout
+    clean = tmp_path / "clean.py"
+    clean.write_text("import torch\nprint(torch.ones(1))\n", encoding="utf-8")
+    assert _run(str(clean)).returncode == 0
+
+
+def test_a_file_that_cannot_be_read_is_named_and_the_rest_checked(tmp_path):
+    (tmp_path / "a_broken.py").write_text("def f(:\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text("x = Variable(t, volatile=True)\n", encoding="utf-8")
+    done = _run(str(tmp_path))
+    assert done.returncode == 2
+    assert f"{tmp_path / 'a_broken.py'}: cannot be checked: SyntaxError" in done.stderr
+    assert "inference-volatile-ignored" in done.stdout
+    assert _run("--select", "no-such-rule", str(tmp_path)).returncode == 2
+
+
+def _catalogue(lang: str) -> dict[str, str]:
+    docs = ROOT / "docs" / lang
+    return {p.id: p.page for page in sorted(docs.rglob("*.md")) for p in load(page, docs)}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_rule_is_a_pitfall_proved_by_its_page(lang):
+    """Fires on the mistake the page shows, silent on the fix it shows, in each language."""
+    catalogue = _catalogue(lang)
+    mistakes: dict[str, list[str]] = {}
+    fixes: dict[str, list[str]] = {}
+    problems = []
+    docs = ROOT / "docs" / lang
+    for page in sorted(docs.rglob("*.md")):
+        for block in read_blocks(page, root=ROOT):
+            for pid in block.lint_mistake + block.lint_fix:
+                if pid not in lint.RULES:
+                    problems.append(f"{block.where}: lint marker names {pid!r}, which is no rule")
+            if not (block.lint_mistake or block.lint_fix):
+                continue
+            found = {f.rule for f in lint.lint_code(block.code, block.where)}
+            for pid in block.lint_mistake:
+                mistakes.setdefault(pid, []).append(block.where)
+                if pid not in found:
+                    problems.append(f"{block.where}: {pid} does not fire on the mistake this block shows")
+            for pid in block.lint_fix:
+                fixes.setdefault(pid, []).append(block.where)
+                if pid in found:
+                    problems.append(f"{block.where}: {pid} fires on the fix this block shows")
+    for pid in lint.RULES:
+        if pid not in catalogue:
+            problems.append(f"rule {pid}: no pitfall of that id in docs/{lang}")
+            continue
+        where = f"docs/{lang}/{catalogue[pid]}"
+        if not any(w.startswith(where + ":") for w in mistakes.get(pid, [])):
+            problems.append(f"rule {pid}: no block of {where} is marked lint(mistake=...) for it")
+        if not any(w.startswith(where + ":") for w in fixes.get(pid, [])):
+            problems.append(f"rule {pid}: no block of {where} is marked lint(fix=...) for it")
+    assert not problems, "\n".join(problems)
+
