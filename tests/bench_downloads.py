@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 
 from bench import ROOT, copy_tree, timed
+from sitebuild import write_report
 
 BEFORE = "5074ffa"
 
@@ -87,9 +88,7 @@ def main() -> None:
         "",
         "Each build: " + ", ".join(f"{n} " + " / ".join(f"{t:.1f}" for t in times[n]) + " s" for n in times),
     ]
-    out = ROOT / "reports" / "downloads.md"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_report("downloads.md", lines, "")
     print("\n".join(lines))
 
 
