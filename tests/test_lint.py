@@ -64,7 +64,12 @@ class M(torch.nn.Module):
         self.cache = [x, y]
         return y
 def dropout(x, p): return x
+class Agent:  # not a Module: its tensors and lists are its own business
+    def __init__(self):
+        self.states = torch.zeros(3)
+        self.nets = [torch.nn.Linear(2, 2)]
 opt = torch.optim.Adam([], weight_decay=0)
+opt = torch.optim.Adam([], weight_decay=args.l2)  # an L2 penalty on purpose (pytorch/examples gcn)
 torch.backends.cudnn.benchmark = True
 '''
     assert rules(fine) == []

@@ -177,7 +177,8 @@ def _constructed(src: Source) -> dict[str, str]:
 def _layers_in_a_list(src: Source):
     """self.layers = [nn.Linear(...), ...] in a Module: not registered, not trained."""
     for node in ast.walk(src.tree):
-        if not (isinstance(node, ast.Assign) and any(_self_attribute(t) for t in node.targets)):
+        if not (isinstance(node, ast.Assign) and any(_self_attribute(t) for t in node.targets)) or \
+                not _in_module_class(src, node):
             continue
         value = node.value
         elements = value.elts if isinstance(value, (ast.List, ast.Tuple)) else \
@@ -185,6 +186,12 @@ def _layers_in_a_list(src: Source):
         if any(isinstance(e, ast.Call) and (src.name(e.func) or "").startswith("torch.nn.")
                and (src.name(e.func) or "").split(".")[-1][:1].isupper() for e in elements):
             yield node, "use nn.ModuleList"
+
+
+def _in_module_class(src: Source, node: ast.AST) -> bool:
+    """Inside a class that derives from nn.Module (or, by its name, from another Module class)."""
+    cls = src.enclosing(node, (ast.ClassDef,))
+    return cls is not None and any((src.name(b) or "").endswith("Module") for b in cls.bases)
 
 
 def _self_attribute(node: ast.AST) -> bool:
@@ -202,7 +209,7 @@ def _tensor_attribute(src: Source):
         if isinstance(node, ast.Assign) and any(_self_attribute(t) for t in node.targets) and \
                 isinstance(node.value, ast.Call) and src.name(node.value.func) in FACTORIES:
             method = src.enclosing(node, (ast.FunctionDef,))
-            if method is not None and method.name == "__init__":
+            if method is not None and method.name == "__init__" and _in_module_class(src, node):
                 yield node, "register_buffer() it, or wrap it in nn.Parameter"
 
 
@@ -249,7 +256,9 @@ def _adam_weight_decay(src: Source):
     """Adam(weight_decay=...) is an L2 penalty scaled by Adam, not decoupled decay (AdamW)."""
     for call in src.calls("torch.optim.Adam"):
         decay = keyword(call, "weight_decay")
-        if decay is not None and constant(decay.value) not in (0, 0.0):
+        # A value named for L2 (args.l2, l2_reg) is an L2 penalty on purpose, as in the GCN paper.
+        if decay is not None and constant(decay.value) not in (0, 0.0) and \
+                "l2" not in (ast.get_source_segment(src.code, decay.value) or "").lower():
             yield call, "AdamW decouples the decay"
 
 
