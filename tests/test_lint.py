@@ -71,6 +71,18 @@ class Agent:  # not a Module: its tensors and lists are its own business
 opt = torch.optim.Adam([], weight_decay=0)
 opt = torch.optim.Adam([], weight_decay=args.l2)  # an L2 penalty on purpose (pytorch/examples gcn)
 torch.backends.cudnn.benchmark = True
+torch.use_deterministic_algorithms(True)
+with torch.autograd.set_detect_anomaly(True):
+    pass
+scaler = torch.amp.GradScaler("cpu")
+def step(opt, model):
+    scaler.unscale_(opt)
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+loader = torch.utils.data.DataLoader([1, 2], num_workers=2)
+if __name__ == "__main__":
+    for batch in loader:
+        pass
+compiled = torch.compile(M())
 '''
     assert rules(fine) == []
 
@@ -127,13 +139,15 @@ def test_every_rule_is_a_pitfall_proved_by_its_page(lang):
     problems = []
     docs = ROOT / "docs" / lang
     for page in sorted(docs.rglob("*.md")):
+        before = ""  # the page's earlier blocks: a block uses what they imported
         for block in read_blocks(page, root=ROOT):
+            context, before = before, before + (block.code if block.syntax == "python" and not block.file else "")
             for pid in block.lint_mistake + block.lint_fix:
                 if pid not in lint.RULES:
                     problems.append(f"{block.where}: lint marker names {pid!r}, which is no rule")
             if not (block.lint_mistake or block.lint_fix):
                 continue
-            found = {f.rule for f in lint.lint_code(block.code, block.where)}
+            found = {f.rule for f in lint.lint_code(block.code, block.where, context=context)}
             for pid in block.lint_mistake:
                 mistakes.setdefault(pid, []).append(block.where)
                 if pid not in found:
@@ -153,3 +167,26 @@ def test_every_rule_is_a_pitfall_proved_by_its_page(lang):
             problems.append(f"rule {pid}: no block of {where} is marked lint(fix=...) for it")
     assert not problems, "\n".join(problems)
 
+
+
+def test_the_site_lists_every_rule_and_each_pitfall_says_it_is_detected(built_site):
+    """The lint page's table has one row per rule, linked to its pitfall; each such pitfall's
+    section links back; the page's own demonstration ran the checker (exit status 1)."""
+    from sitebuild import soup
+
+    assert built_site.status == 0, built_site.log[-3000:]
+    for lang in LANGS:
+        page = soup(built_site.path / lang / "reference" / "lint" / "index.html")
+        rows = page.select("#rules ~ table tbody tr")
+        assert sorted(r.select_one("code").get_text() for r in rows) == sorted(lint.RULES), lang
+        assert "exit status 1" in page.select_one(".fn-output").get_text()
+        for pid, where in _catalogue(lang).items():
+            html = soup(built_site.path / lang / where.removesuffix(".md") / "index.html")
+            section = html.find(id=pid)
+            body = []
+            for sibling in section.find_next_siblings():
+                if sibling.name in ("h2", "h3"):
+                    break
+                body += sibling.find_all("a")
+            links = [a for a in body if a.get("href", "").endswith("reference/lint/#rules")]
+            assert bool(links) == (pid in lint.RULES), f"/{lang}/{where}#{pid}"

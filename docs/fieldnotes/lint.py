@@ -47,12 +47,16 @@ class Finding:
 class Source:
     """One file's code, parsed, with its import aliases resolved."""
 
-    def __init__(self, code: str, path: str = "<code>"):
+    def __init__(self, code: str, path: str = "<code>", context: str = ""):
         self.code, self.path = code, path
         self.tree = ast.parse(code, filename=path)
         self.lines = code.splitlines()
         self.aliases = dict(DEFAULT_ALIASES)
-        for node in ast.walk(self.tree):
+        try:  # the code that ran before this (a page's earlier blocks): only its imports count
+            before = list(ast.walk(ast.parse(context))) if context else []
+        except SyntaxError:
+            before = []
+        for node in before + list(ast.walk(self.tree)):
             if isinstance(node, ast.Import):
                 for a in node.names:
                     self.aliases[(a.asname or a.name).split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
@@ -355,12 +359,151 @@ def _weights_only_false(src: Source):
             yield call, "load trusted files only, or allow the classes with torch.serialization.add_safe_globals"
 
 
+@rule("cudnn-benchmark-int-not-bool")
+def _cudnn_int(src: Source):
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and \
+                type(node.value.value) is int:
+            for target in node.targets:
+                name = src.name(target) if isinstance(target, ast.Attribute) else None
+                if name in {f"torch.backends.cudnn.{f}" for f in ("benchmark", "deterministic", "enabled")}:
+                    yield node, f"assign {bool(node.value.value)}, a bool"
+
+
+@rule("nan-anomaly-slow")
+def _anomaly_left_on(src: Source):
+    """set_detect_anomaly(True) for the whole run, not a `with` around the step under suspicion."""
+    for call in src.calls("torch.autograd.set_detect_anomaly"):
+        if call.args and constant(call.args[0]) is True and not isinstance(src.parents.get(call), ast.withitem):
+            yield call, "use `with torch.autograd.detect_anomaly():` around one step, then remove it"
+
+
+@rule("repro-warn-only-still-nondeterministic")
+def _warn_only(src: Source):
+    for call in src.calls("torch.use_deterministic_algorithms"):
+        flag = keyword(call, "warn_only")
+        if flag is not None and constant(flag.value) is True:
+            yield call, "warn_only=True only warns: the results can still differ between runs"
+
+
+# not yet a rule (the page shows torch.Tensor(3) and torch.tensor(3) in one block): loop-tensor-class-uninitialized
+def _tensor_class_with_sizes(src: Source):
+    """torch.Tensor(3, 4) allocates uninitialized memory; torch.tensor([...]) or torch.zeros(...) was meant."""
+    for call in src.calls("torch.Tensor", "torch.FloatTensor", "torch.DoubleTensor", "torch.LongTensor",
+                          "torch.IntTensor"):
+        if call.args and all(isinstance(a, ast.Constant) and type(a.value) is int for a in call.args):
+            yield call, "use torch.empty(...) if you mean it, torch.zeros(...) or torch.tensor([...])"
+
+
+@rule("module-missing-super-init")
+def _no_super_init(src: Source):
+    for cls in ast.walk(src.tree):
+        if not (isinstance(cls, ast.ClassDef) and any((src.name(b) or "").endswith("Module") for b in cls.bases)):
+            continue
+        for method in cls.body:
+            if isinstance(method, ast.FunctionDef) and method.name == "__init__" and not any(
+                    isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "__init__"
+                    for n in ast.walk(method)):
+                yield method, "call super().__init__() first"
+
+
+@rule("compile-orig-mod-prefix")
+def _compiled_state_dict(src: Source):
+    """state_dict() of the object torch.compile returns: every key starts with _orig_mod."""
+    compiled = {n for n, kind in _constructed(src).items() if kind == "torch.compile"}
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "state_dict" \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id in compiled:
+            yield node, "save the original module's state_dict() (or compiled._orig_mod's)"
+
+
+# not yet a rule (the page shows the mistake and the fix in one block): checkpoint-ddp-module-prefix
+def _ddp_state_dict(src: Source):
+    """torch.save(ddp_model.state_dict()): every key starts with module."""
+    wrapped = {n for n, kind in _constructed(src).items()
+               if kind.split(".")[-1] in ("DistributedDataParallel", "DataParallel", "DDP")}
+    for call in src.calls("torch.save"):
+        for node in ast.walk(call):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "state_dict" \
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id in wrapped:
+                yield node, "save model.module.state_dict()"
+
+
+# not yet a rule (the page packs right and wrong in one block): rnn-pack-batch-first
+def _pack_without_batch_first(src: Source):
+    """The RNN takes batch-first data, the packing call is told time-first (its default)."""
+    rnns = list(src.calls(*(f"torch.nn.{n}" for n in ("RNN", "LSTM", "GRU"))))
+    if not any(constant(getattr(keyword(c, "batch_first"), "value", None)) is True for c in rnns):
+        return
+    for call in src.calls("torch.nn.utils.rnn.pack_padded_sequence", "torch.nn.utils.rnn.pad_packed_sequence"):
+        flag = keyword(call, "batch_first")
+        if flag is None and len(call.args) < 3:
+            yield call, "pass batch_first=True, as the RNN has"
+
+
+@rule("amp-clip-before-unscale")
+def _clip_before_unscale(src: Source):
+    """With a GradScaler, clip_grad_norm_ before scaler.unscale_(optimizer) clips scaled gradients."""
+    if not any(src.calls("torch.amp.GradScaler", "torch.cuda.amp.GradScaler")):
+        return
+    for body in _bodies(src.tree):
+        scaled = unscaled = False  # in this body: scaler.scale(loss).backward(), scaler.unscale_(opt)
+        for stmt in body:
+            if isinstance(stmt, (ast.For, ast.While, ast.With, ast.If, ast.FunctionDef, ast.Try)):
+                continue  # a nested block is a body of its own (an `else:` without AMP is not this one)
+            for node in ast.walk(stmt):
+                attr = node.func.attr if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else None
+                if attr == "scale":
+                    scaled = True
+                elif attr == "unscale_":
+                    unscaled = True
+                elif isinstance(node, ast.Call) and src.name(node.func) in (
+                        "torch.nn.utils.clip_grad_norm_", "torch.nn.utils.clip_grad_value_") and scaled and not unscaled:
+                    yield node, "call scaler.unscale_(optimizer) first"
+
+
+@rule("ddp-launch-unrecognized-local-rank")
+def _underscore_only(src: Source):
+    """Only --local_rank: torch.distributed.launch passes --local-rank since torch 2.0."""
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
+            flags = {constant(a) for a in node.args}
+            if "--local_rank" in flags and "--local-rank" not in flags:
+                yield node, 'accept both: add_argument("--local-rank", "--local_rank", ...)'
+
+
+@rule("dataloader-spawn-without-main-guard")
+def _loader_without_guard(src: Source):
+    """A DataLoader with workers iterated at a script's top level: with spawn (macOS, Windows)
+    each worker re-imports the script and starts the loop again."""
+    loaders = {n for n, kind in _constructed(src).items() if kind.endswith("DataLoader")}
+    for stmt in src.tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.ClassDef, ast.If, ast.Import, ast.ImportFrom)):
+            continue
+        for node in ast.walk(stmt):
+            target = node.iter if isinstance(node, ast.For) else node.args[0] if (
+                isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "iter"
+                and node.args) else None
+            if isinstance(target, ast.Name) and target.id in loaders and _has_workers(src, target.id):
+                yield node, 'put the code that runs under if __name__ == "__main__":'
+
+
+def _has_workers(src: Source, name: str) -> bool:
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets) \
+                and isinstance(node.value, ast.Call):
+            workers = keyword(node.value, "num_workers")
+            return workers is not None and constant(workers.value) != 0
+    return False
+
+
 # --- running it ---------------------------------------------------------------------------------
 
 def lint_code(code: str, path: str = "<code>", select: set[str] | None = None,
-              ignore: set[str] | None = None) -> list[Finding]:
-    """Every finding in one piece of code (raises SyntaxError if it does not parse)."""
-    src = Source(code, path)
+              ignore: set[str] | None = None, context: str = "") -> list[Finding]:
+    """Every finding in one piece of code (raises SyntaxError if it does not parse); ``context``:
+    code that ran before it in the same namespace (a page's earlier blocks), read for its imports."""
+    src = Source(code, path, context)
     found = []
     for pid, check in RULES.items():
         if (select and pid not in select) or (ignore and pid in ignore):
@@ -450,6 +593,37 @@ def main(argv: list[str] | None = None) -> int:
 
 def _plain(markdown: str) -> str:
     return re.sub(r"`([^`]*)`", r"\1", markdown)
+
+
+# --- the site's page of rules (docs/hooks/lint.py) -----------------------------------------------
+
+RULES_MARKER = "<!-- lint-rules -->"
+PAGE = "reference/lint.md"
+"""The page that explains the checker; each pitfall with a rule links to it."""
+TABLE = {"en": ("Rule (the pitfall's id)", "What you see"), "zh": ("规则（坑的 id）", "症状")}
+
+
+def rules_table(docs: Path, page: str, lang: str) -> str:
+    """Every rule as a table row: its id, linked to the pitfall's section, and the symptom."""
+    import posixpath
+
+    from fieldnotes.pitfalls import load
+
+    head = TABLE.get(lang, TABLE["en"])
+    rows = [f"| {head[0]} | {head[1]} |", "|---|---|"]
+    found = {p.id: p for path in sorted(docs.rglob("*.md")) for p in load(path, docs)}
+    for pid in sorted(RULES):
+        p = found[pid]
+        link = posixpath.relpath(p.page, posixpath.dirname(page) or ".")
+        rows.append(f"| [`{pid}`]({link}#{pid}) | {' '.join(p.symptom.split()).replace('|', '&#124;')} |")
+    return "\n".join(rows)
+
+
+def on_page_markdown(markdown, page, config, files):
+    if RULES_MARKER not in markdown:
+        return markdown
+    return markdown.replace(RULES_MARKER, rules_table(Path(config.docs_dir), page.file.src_uri,
+                                                      config.theme["language"]))
 
 
 if __name__ == "__main__":

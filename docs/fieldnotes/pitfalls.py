@@ -36,6 +36,7 @@ from mkdocs.utils.meta import get_data
 from fieldnotes import matrix, preview
 from fieldnotes.blocks import BlockError, find_root, read_blocks, relpath
 from fieldnotes.languages import LANGS, TEXT
+from fieldnotes.lint import RULES
 from fieldnotes.store import environment
 
 log = logging.getLogger("mkdocs.hooks.pitfalls")
@@ -280,8 +281,18 @@ def render_section(pitfalls: list[Pitfall], lang: str, gpu: bool = False,
                 f'<p class="fn-pitfall-facts">{" · ".join(_inline(f) for f in facts)}</p>', "",
                 f"**{t['cause']}**{t['colon']}{p.cause.strip()}", "",
                 f"**{t['fix']}**{t['colon']}{p.fix.strip()}", "",
+                *([t["lint"].format(link=_lint_link(p.page)), ""] if p.id in RULES else []),
                 f"→ {proofs}", ""]
     return "\n".join(out)
+
+
+def _lint_link(page: str) -> str:
+    """The lint page, relative to a pitfall's page (MkDocs turns the .md link into a URL)."""
+    import posixpath
+
+    from fieldnotes.lint import PAGE
+
+    return posixpath.relpath(PAGE, posixpath.dirname(page) or ".") + "#rules"
 
 
 def _inline(markdown: str) -> str:
