@@ -166,6 +166,7 @@ def test_every_rule_is_a_pitfall_proved_by_its_page(lang):
         if not any(w.startswith(where + ":") for w in fixes.get(pid, [])):
             problems.append(f"rule {pid}: no block of {where} is marked lint(fix=...) for it")
     assert not problems, "\n".join(problems)
+    assert len(lint.RULES) >= 25  # issue 24: at least 25 rules, each proved as above
 
 
 
@@ -190,3 +191,30 @@ def test_the_site_lists_every_rule_and_each_pitfall_says_it_is_detected(built_si
                 body += sibling.find_all("a")
             links = [a for a in body if a.get("href", "").endswith("reference/lint/#rules")]
             assert bool(links) == (pid in lint.RULES), f"/{lang}/{where}#{pid}"
+
+
+def test_without_the_catalogue_findings_still_print(tmp_path, monkeypatch, capsys):
+    """Installed on its own (a pre-commit hook of another repository), the checker has no pages:
+    it says so once and still reports file, line, id and hint, with exit status 1."""
+    def missing(*args):
+        raise FileNotFoundError("no mkdocs.yml at or above the package")
+
+    monkeypatch.setattr(lint, "catalogue", missing)
+    (tmp_path / "t.py").write_text("x = Variable(t, volatile=True)\n", encoding="utf-8")
+    assert lint.main([str(tmp_path / "t.py")]) == 1
+    out, err = capsys.readouterr()
+    assert out.strip() == f"{tmp_path / 't.py'}:1:5 inference-volatile-ignored " \
+                          "(use torch.no_grad() or torch.inference_mode())"
+    assert "no pitfall catalogue here" in err
+
+
+def test_the_pre_commit_hook_runs_the_console_script():
+    import tomllib
+
+    import yaml
+
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
+    (hook,) = hooks
+    assert hook["id"] == "fieldnotes-lint" and hook["entry"] in scripts and hook["language"] == "python"
+    assert scripts[hook["entry"]] == "fieldnotes.lint:main"

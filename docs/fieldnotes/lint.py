@@ -131,7 +131,7 @@ def _dropout_without_training(src: Source):
             yield call, "pass training=self.training"
 
 
-# not yet a rule (no page block shows it as a reader writes it): optim-scheduler-before-optimizer
+@rule("optim-scheduler-before-optimizer")
 def _scheduler_first(src: Source):
     """scheduler.step() before optimizer.step() in the same block of statements."""
     made = _constructed(src)
@@ -151,8 +151,12 @@ def _scheduler_first(src: Source):
 
 
 def _step_calls(stmt: ast.stmt) -> list[ast.Call]:
-    if isinstance(stmt, (ast.For, ast.While, ast.With, ast.If, ast.FunctionDef, ast.Try)):
-        return []  # a nested block is checked as a body of its own
+    """``x.step()`` calls of one statement, in order; an ``if`` counts as part of the body it
+    sits in (a step taken only sometimes is still taken before what follows)."""
+    if isinstance(stmt, ast.If):
+        return [c for s in stmt.body + stmt.orelse for c in _step_calls(s)]
+    if isinstance(stmt, (ast.For, ast.While, ast.With, ast.FunctionDef, ast.Try)):
+        return []  # a nested loop or block is checked as a body of its own
     return [n for n in ast.walk(stmt) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
             and n.func.attr == "step" and isinstance(n.func.value, ast.Name)]
 
@@ -386,7 +390,7 @@ def _warn_only(src: Source):
             yield call, "warn_only=True only warns: the results can still differ between runs"
 
 
-# not yet a rule (the page shows torch.Tensor(3) and torch.tensor(3) in one block): loop-tensor-class-uninitialized
+@rule("loop-tensor-class-uninitialized")
 def _tensor_class_with_sizes(src: Source):
     """torch.Tensor(3, 4) allocates uninitialized memory; torch.tensor([...]) or torch.zeros(...) was meant."""
     for call in src.calls("torch.Tensor", "torch.FloatTensor", "torch.DoubleTensor", "torch.LongTensor",
@@ -417,23 +421,22 @@ def _compiled_state_dict(src: Source):
             yield node, "save the original module's state_dict() (or compiled._orig_mod's)"
 
 
-# not yet a rule (the page shows the mistake and the fix in one block): checkpoint-ddp-module-prefix
+@rule("checkpoint-ddp-module-prefix")
 def _ddp_state_dict(src: Source):
     """torch.save(ddp_model.state_dict()): every key starts with module."""
     wrapped = {n for n, kind in _constructed(src).items()
                if kind.split(".")[-1] in ("DistributedDataParallel", "DataParallel", "DDP")}
-    for call in src.calls("torch.save"):
-        for node in ast.walk(call):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "state_dict" \
-                    and isinstance(node.func.value, ast.Name) and node.func.value.id in wrapped:
-                yield node, "save model.module.state_dict()"
+    for node in ast.walk(src.tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "state_dict" \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id in wrapped:
+            yield node, "save model.module.state_dict()"
 
 
-# not yet a rule (the page packs right and wrong in one block): rnn-pack-batch-first
+@rule("rnn-pack-batch-first")
 def _pack_without_batch_first(src: Source):
     """The RNN takes batch-first data, the packing call is told time-first (its default)."""
-    rnns = list(src.calls(*(f"torch.nn.{n}" for n in ("RNN", "LSTM", "GRU"))))
-    if not any(constant(getattr(keyword(c, "batch_first"), "value", None)) is True for c in rnns):
+    made = list(src.calls(*(f"torch.nn.{n}" for n in ("RNN", "LSTM", "GRU")), "torch.nn.utils.rnn.pad_sequence"))
+    if not any(constant(getattr(keyword(c, "batch_first"), "value", None)) is True for c in made):
         return
     for call in src.calls("torch.nn.utils.rnn.pack_padded_sequence", "torch.nn.utils.rnn.pad_packed_sequence"):
         flag = keyword(call, "batch_first")
@@ -573,7 +576,12 @@ def main(argv: list[str] | None = None) -> int:
     unknown = (args.select or set()) | (args.ignore or set())
     if unknown - set(RULES):
         parser.error(f"no rule {', '.join(sorted(unknown - set(RULES)))}; rules: {', '.join(sorted(RULES))}")
-    entries = catalogue(args.lang, args.site_url)
+    try:
+        entries = catalogue(args.lang, args.site_url)
+    except (FileNotFoundError, ImportError) as e:  # installed without the site's pages (pre-commit)
+        entries = {}
+        print(f"fieldnotes-lint: no pitfall catalogue here ({e}): findings without symptoms and links; "
+              "run from a checkout of the site for them", file=sys.stderr)
     status = 0
     for path in files(args.paths):
         try:
@@ -585,8 +593,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         for f in found:
             entry = entries.get(f.rule)
-            symptom = _plain(entry.symptom) if entry else f.rule
-            print(f"{f.path}:{f.line}:{f.col} {f.rule} {symptom} ({f.detail}) {entry.url if entry else ''}".rstrip())
+            parts = [f"{f.path}:{f.line}:{f.col}", f.rule, _plain(entry.symptom) if entry else "",
+                     f"({f.detail})" if f.detail else "", entry.url if entry else ""]
+            print(" ".join(part for part in parts if part))
         status = max(status, 1 if found else 0)
     return status
 
