@@ -134,6 +134,7 @@ def _catalogue(lang: str) -> dict[str, str]:
 def test_every_rule_is_a_pitfall_proved_by_its_page(lang):
     """Fires on the mistake the page shows, silent on the fix it shows, in each language."""
     catalogue = _catalogue(lang)
+    untranslated: set[str] = set()
     mistakes: dict[str, list[str]] = {}
     fixes: dict[str, list[str]] = {}
     problems = []
@@ -147,7 +148,9 @@ def test_every_rule_is_a_pitfall_proved_by_its_page(lang):
                     problems.append(f"{block.where}: lint marker names {pid!r}, which is no rule")
             if not (block.lint_mistake or block.lint_fix):
                 continue
-            found = {f.rule for f in lint.lint_code(block.code, block.where, context=context)}
+            findings = lint.lint_code(block.code, block.where, context=context)
+            found = {f.rule for f in findings}
+            untranslated |= {f.detail for f in findings if f.detail and lint.hint(f.detail, "zh") == f.detail}
             for pid in block.lint_mistake:
                 mistakes.setdefault(pid, []).append(block.where)
                 if pid not in found:
@@ -166,6 +169,7 @@ def test_every_rule_is_a_pitfall_proved_by_its_page(lang):
         if not any(w.startswith(where + ":") for w in fixes.get(pid, [])):
             problems.append(f"rule {pid}: no block of {where} is marked lint(fix=...) for it")
     assert not problems, "\n".join(problems)
+    assert not untranslated, f"hints without a Chinese translation (fieldnotes.lint.HINTS_ZH): {untranslated}"
     assert len(lint.RULES) >= 25  # issue 24: at least 25 rules, each proved as above
 
 

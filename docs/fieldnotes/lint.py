@@ -594,7 +594,7 @@ def main(argv: list[str] | None = None) -> int:
         for f in found:
             entry = entries.get(f.rule)
             parts = [f"{f.path}:{f.line}:{f.col}", f.rule, _plain(entry.symptom) if entry else "",
-                     f"({f.detail})" if f.detail else "", entry.url if entry else ""]
+                     f"({hint(f.detail, args.lang)})" if f.detail else "", entry.url if entry else ""]
             print(" ".join(part for part in parts if part))
         status = max(status, 1 if found else 0)
     return status
@@ -602,6 +602,56 @@ def main(argv: list[str] | None = None) -> int:
 
 def _plain(markdown: str) -> str:
     return re.sub(r"`([^`]*)`", r"\1", markdown)
+
+
+HINTS_ZH: dict[str, str] = {
+    "pass training=self.training": "传入 training=self.training",
+    "use nn.ModuleList": "改用 nn.ModuleList",
+    "register_buffer() it, or wrap it in nn.Parameter": "用 register_buffer() 注册为缓冲区，或包成 nn.Parameter",
+    "pass the logits": "传入 logits",
+    "use log_softmax": "改用 log_softmax",
+    "AdamW decouples the decay": "AdamW 的权重衰减与梯度解耦",
+    "use torch.no_grad() or torch.inference_mode()": "改用 torch.no_grad() 或 torch.inference_mode()",
+    "assign it: torch.backends.cudnn.benchmark = True": "应赋值：torch.backends.cudnn.benchmark = True",
+    "use register_full_backward_hook": "改用 register_full_backward_hook",
+    "it frees nothing that is in use, and slows every step": "它释放不了仍在使用的显存，还会拖慢每一步",
+    "call sampler.set_epoch(epoch) at the start of each epoch": "每个 epoch 开始时调用 sampler.set_epoch(epoch)",
+    "initialise once, in __init__ or before training": "只初始化一次：放在 __init__ 里或训练开始之前",
+    "load trusted files only, or allow the classes with torch.serialization.add_safe_globals":
+        "只加载可信的文件，或用 torch.serialization.add_safe_globals 放行所需的类",
+    "use `with torch.autograd.detect_anomaly():` around one step, then remove it":
+        "只用 `with torch.autograd.detect_anomaly():` 包住出问题的那一步，查完就删掉",
+    "warn_only=True only warns: the results can still differ between runs": "warn_only=True 只发警告：结果仍可能每次运行都不同",
+    "use torch.empty(...) if you mean it, torch.zeros(...) or torch.tensor([...])":
+        "确实需要未初始化的内存就写 torch.empty(...)，否则用 torch.zeros(...) 或 torch.tensor([...])",
+    "call super().__init__() first": "先调用 super().__init__()",
+    "save the original module's state_dict() (or compiled._orig_mod's)": "保存原模块的 state_dict()（或 compiled._orig_mod 的）",
+    "save model.module.state_dict()": "保存 model.module.state_dict()",
+    "pass batch_first=True, as the RNN has": "与 RNN 一样传入 batch_first=True",
+    "call scaler.unscale_(optimizer) first": "先调用 scaler.unscale_(optimizer)",
+    'accept both: add_argument("--local-rank", "--local_rank", ...)': '两种写法都接受：add_argument("--local-rank", "--local_rank", ...)',
+    'read os.environ["LOCAL_RANK"] (torchrun sets it)': '读取 os.environ["LOCAL_RANK"]（torchrun 会设置它）',
+    'put the code that runs under if __name__ == "__main__":': '把要执行的代码放进 if __name__ == "__main__": 之下',
+}
+"""The hints in Chinese; the ones with a value in them are :data:`HINT_PATTERNS_ZH`."""
+HINT_PATTERNS_ZH: list[tuple[str, str]] = [
+    (r"(\w+)\.step\(\) comes after it", r"\1.step() 在它之后才调用"),
+    (r"torch\.backends\.cudnn has no flag '(\w+)'", r"torch.backends.cudnn 没有名为 '\1' 的标志"),
+    (r"assign (True|False), a bool", r"应赋值为布尔值 \1"),
+    (r"use torch\.amp\.(\w+)\('(\w+)', \.\.\.\)", r"改用 torch.amp.\1('\2', ...)"),
+]
+
+
+def hint(detail: str, lang: str) -> str:
+    """A rule's hint in ``lang`` (English if it has no translation)."""
+    if lang != "zh" or not detail:
+        return detail
+    if detail in HINTS_ZH:
+        return HINTS_ZH[detail]
+    for pattern, replacement in HINT_PATTERNS_ZH:
+        if re.fullmatch(pattern, detail):
+            return re.sub(pattern, replacement, detail)
+    return detail
 
 
 # --- the site's page of rules (docs/hooks/lint.py) -----------------------------------------------

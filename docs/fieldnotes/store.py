@@ -75,10 +75,21 @@ def named_files(blocks: list[Block], root: Path) -> dict[str, str]:
     """The project files a page can read, with the hash of their contents: those its code names
     by relative path inside the folders copied into its working directory (``snippets/x.py``
     run by a bash block, or ``snippets`` itself put on ``sys.path``). Nothing else of the
-    project is within a block's reach by a relative path (fieldnotes.execute.COPIED)."""
+    project is within a block's reach by a relative path (fieldnotes.execute.COPIED). A block
+    that runs a module of this package (``python -m fieldnotes.lint``) names its source too."""
     found: dict[str, str] = {}
     for block in blocks:
         for token in set(PATH_TOKEN.findall(block.code)):
+            module = re.fullmatch(r"fieldnotes\.(\w+)", token)
+            if module and (Path(fieldnotes.__file__).parent / f"{module[1]}.py").is_file():
+                # `python -m fieldnotes.lint`: the page shows what this machinery prints, so its
+                # source is part of the key; the checker also reads every page's pitfalls.
+                found[f"fieldnotes/{module[1]}.py"] = _hash_path(Path(fieldnotes.__file__).parent / f"{module[1]}.py")
+                if module[1] == "lint":
+                    for lang_docs in sorted((root / "docs").glob("*/")):
+                        if (lang_docs / "index.md").is_file():
+                            found[f"docs/{lang_docs.name}"] = _hash_path(lang_docs)
+                continue
             token = token.strip("/")
             while token.startswith("./"):
                 token = token[2:]
