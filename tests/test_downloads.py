@@ -62,13 +62,10 @@ def run_notebook(text: str, folder: Path) -> dict[str, tuple[str, str]]:
     nb = nbformat.reads(text, as_version=4)
     client = NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3",
                             resources={"metadata": {"path": str(folder)}})
-    saved = dict(os.environ)
-    os.environ.update(ENV)  # the kernel inherits this process's environment
-    try:  # the kernel's own stderr (its start-up notice, exit noise) is no cell's output
-        client.execute(stderr=subprocess.DEVNULL)
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    # The kernel gets ENV as its environment (never by changing os.environ: notebooks run in
+    # threads, and pytest writes PYTEST_CURRENT_TEST there meanwhile); its own stderr (start-up
+    # notice, exit noise) is no cell's output.
+    client.execute(env=ENV, stderr=subprocess.DEVNULL)
     shown = {}
     for cell in nb.cells:
         if cell.cell_type != "code":
