@@ -354,13 +354,19 @@ def _local_rank_argument(src: Source):
                 yield node, 'read os.environ["LOCAL_RANK"] (torchrun sets it)'
 
 
+def _flag_set(src: Source, callee: str, name: str, value: bool, hint: str):
+    """Calls of ``callee`` with the keyword ``name`` given the literal ``value``."""
+    for call in src.calls(callee):
+        flag = keyword(call, name)
+        if flag is not None and constant(flag.value) is value:
+            yield call, hint
+
+
 @rule("checkpoint-weights-only-false-runs-code")
 def _weights_only_false(src: Source):
     """torch.load(..., weights_only=False) unpickles: a file can run code."""
-    for call in src.calls("torch.load"):
-        flag = keyword(call, "weights_only")
-        if flag is not None and constant(flag.value) is False:
-            yield call, "load trusted files only, or allow the classes with torch.serialization.add_safe_globals"
+    yield from _flag_set(src, "torch.load", "weights_only", False,
+                         "load trusted files only, or allow the classes with torch.serialization.add_safe_globals")
 
 
 @rule("cudnn-benchmark-int-not-bool")
@@ -384,10 +390,8 @@ def _anomaly_left_on(src: Source):
 
 @rule("repro-warn-only-still-nondeterministic")
 def _warn_only(src: Source):
-    for call in src.calls("torch.use_deterministic_algorithms"):
-        flag = keyword(call, "warn_only")
-        if flag is not None and constant(flag.value) is True:
-            yield call, "warn_only=True only warns: the results can still differ between runs"
+    yield from _flag_set(src, "torch.use_deterministic_algorithms", "warn_only", True,
+                         "warn_only=True only warns: the results can still differ between runs")
 
 
 @rule("loop-tensor-class-uninitialized")
