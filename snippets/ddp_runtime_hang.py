@@ -33,9 +33,14 @@ except RuntimeError as e:
     message = message.split(".Collectives differ")[0]
     sys.stdout.write(f"rank {rank}: RuntimeError: {message}\n")  # one write: ranks write at once
     sys.stdout.flush()
-    # Stay up, so that the other rank reports its own error, not a closed connection: its timeout
-    # ends at most 3 s after this one, later on a busy machine (2.5 s was once too short).
-    time.sleep(6)
+    # Stay up until every rank has reported: a rank that exits first closes its connections, and
+    # the other would report that instead of its own error. torchrun's store (its own TCP
+    # connection, not the process group's) counts the ranks that have reported.
+    store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), is_master=False)
+    store.add("reported", 1)
+    deadline = time.monotonic() + 60
+    while store.add("reported", 0) < dist.get_world_size() and time.monotonic() < deadline:
+        time.sleep(0.1)
     os._exit(1)
 sys.stdout.flush()
 os._exit(0)
