@@ -39,7 +39,7 @@ def main():
         torch.save({"model": ddp.module.state_dict(), "step": 1}, path)
     dist.barrier()  # nobody reads before rank 0 has finished writing
 
-    ckpt = torch.load(path, map_location=device)
+    ckpt = torch.load(path, map_location=device, weights_only=True)
     fresh = build(seed=100 + rank)  # different random weights on every rank
     fresh.load_state_dict(ckpt["model"])  # strict: the keys have no "module." prefix
     same = all(torch.equal(a, b) for a, b in zip(fresh.parameters(), ddp.module.parameters()))

@@ -174,6 +174,34 @@ def test_every_rule_is_a_pitfall_proved_by_its_page(lang):
 
 
 
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_sites_own_code_follows_its_advice(lang):
+    """Every finding in the pages' code (snippets included) is in a block that shows that mistake on
+    purpose (marked lint(mistake=ID)) or silenced by an ignore comment on its line: a reader who
+    copies any other block copies none of the site's pitfalls (issue 24: explicit weights_only)."""
+    problems = []
+    shown: dict[str, set[str]] = {}  # snippet file -> the rules its including block shows on purpose
+    for page in sorted((ROOT / "docs" / lang).rglob("*")):
+        if page.suffix not in (".md", ".ipynb"):
+            continue
+        before = ""
+        for block in read_blocks(page, root=ROOT):
+            if block.syntax != "python":
+                continue
+            context, before = before, before + (block.code if not block.file else "")
+            if block.file:
+                shown.setdefault(block.file, set()).update(block.lint_mistake)
+            for f in lint.lint_code(block.code, block.where, context=context):
+                if f.rule not in block.lint_mistake:
+                    problems.append(f"{block.where} (line {f.line} of the block): {f.rule} ({f.detail})")
+    for snippet in sorted((ROOT / "snippets").rglob("*.py")):
+        name = snippet.relative_to(ROOT).as_posix()
+        for f in lint.lint_code(snippet.read_text(encoding="utf-8"), name):
+            if f.rule not in shown.get(name, set()):
+                problems.append(f"{name}:{f.line}: {f.rule} ({f.detail})")
+    assert not problems, "the site's code has pitfalls it does not show on purpose:\n" + "\n".join(problems)
+
+
 def test_the_site_lists_every_rule_and_each_pitfall_says_it_is_detected(built_site):
     """The lint page's table has one row per rule, linked to its pitfall; each such pitfall's
     section links back; the page's own demonstration ran the checker (exit status 1)."""

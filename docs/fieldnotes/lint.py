@@ -369,6 +369,14 @@ def _weights_only_false(src: Source):
                          "load trusted files only, or allow the classes with torch.serialization.add_safe_globals")
 
 
+@rule("checkpoint-load-weights-only-implicit")
+def _weights_only_implicit(src: Source):
+    """torch.load(f) without weights_only: True from torch 2.6, False before (plain unpickling)."""
+    for call in src.calls("torch.load"):
+        if keyword(call, "weights_only") is None and not any(k.arg is None for k in call.keywords):
+            yield call, "pass weights_only=True: before torch 2.6 the default is False"
+
+
 @rule("cudnn-benchmark-int-not-bool")
 def _cudnn_int(src: Source):
     for node in ast.walk(src.tree):
@@ -621,6 +629,8 @@ HINTS_ZH: dict[str, str] = {
     "it frees nothing that is in use, and slows every step": "它释放不了仍在使用的显存，还会拖慢每一步",
     "call sampler.set_epoch(epoch) at the start of each epoch": "每个 epoch 开始时调用 sampler.set_epoch(epoch)",
     "initialise once, in __init__ or before training": "只初始化一次：放在 __init__ 里或训练开始之前",
+    "pass weights_only=True: before torch 2.6 the default is False":
+        "传入 weights_only=True：torch 2.6 之前它的默认值是 False",
     "load trusted files only, or allow the classes with torch.serialization.add_safe_globals":
         "只加载可信的文件，或用 torch.serialization.add_safe_globals 放行所需的类",
     "use `with torch.autograd.detect_anomaly():` around one step, then remove it":
