@@ -38,6 +38,7 @@ from pathlib import Path
 import nbformat
 
 from fieldnotes.blocks import Block
+from fieldnotes import languages
 
 MEDIA_TYPES = {".txt": "text/plain; charset=utf-8", ".py": "text/x-python; charset=utf-8",
                ".ipynb": "application/x-ipynb+json; charset=utf-8", ".json": "application/json; charset=utf-8"}
@@ -111,36 +112,6 @@ def sh(command, fails=False):
         raise subprocess.CalledProcessError(status, command)
 '''
 
-TEXT = {
-    "en": {
-        "notebook": "The code of [{title}]({url}) (PyTorch Field Notes) as a notebook. Run it from the top: "
-                    "each cell prints what the page shows under the same code. A cell the page shows failing "
-                    "on purpose shows its error and the run goes on; one that needs a CUDA GPU is skipped "
-                    "without one.",
-        "script": "The code of {title} ({url}), PyTorch Field Notes, as a script. Run it with python: each "
-                  "block prints what the page shows under the same code. A block the page shows failing on "
-                  "purpose prints its error and the script goes on; one that needs a CUDA GPU is skipped "
-                  "without one.",
-        "files": "Files the code below uses, written here so that this notebook needs nothing else:",
-        "section": "On the page: [{heading}]({url}#{anchor})",
-        "links": "Take this page's code with you:",
-        "link_notebook": "notebook (.ipynb)", "link_script": "script (.py)",
-        "links_note": "; run from the top, each prints what this page shows.",
-    },
-    "zh": {
-        "notebook": "本 notebook 收录 [{title}]({url})（PyTorch 实战笔记）一页的全部代码。请从头运行："
-                    "每个单元格的输出与页面上同一段代码下方的输出一致。页面上故意演示报错的单元格会显示报错，"
-                    "运行不会因此中断；需要 CUDA GPU 的单元格在没有 GPU 时跳过。",
-        "script": "本脚本收录 {title}（{url}，PyTorch 实战笔记）一页的全部代码。用 python 运行："
-                  "每段代码的输出与页面上同一段代码下方的输出一致。页面上故意演示报错的代码段会打印报错，"
-                  "脚本不会因此中断；需要 CUDA GPU 的代码段在没有 GPU 时跳过。",
-        "files": "下面的代码要用到这些文件，这里先把它们写出来，因此本 notebook 不依赖其他任何文件：",
-        "section": "对应页面小节：[{heading}]({url}#{anchor})",
-        "links": "带走本页的代码：",
-        "link_notebook": "notebook（.ipynb）", "link_script": "脚本（.py）",
-        "links_note": "；从头运行，输出都与本页显示的一致。",
-    },
-}
 
 
 @dataclass(frozen=True)
@@ -318,7 +289,7 @@ def _imports(code: str) -> list[str]:
 
 def make(blocks: list[Block], page: PageInfo, root: Path) -> Downloads:
     """The page's notebook and script (see the module docstring)."""
-    t = TEXT.get(page.lang, TEXT["en"])
+    t = languages.text(page.lang)["downloads"]
     files = used_files(blocks, root)
     writes = bool(files) or any(b.file for b in blocks)
     setup = PRELUDE + (SH if any(b.syntax == "bash" for b in blocks) else "")
@@ -416,7 +387,7 @@ def names(src_uri: str) -> str:
 
 def links_html(name: str, lang: str) -> str:
     """The paragraph under a page's title that offers its files (relative: they sit beside the page)."""
-    t = TEXT.get(lang, TEXT["en"])
+    t = languages.text(lang)["downloads"]
     return (f'<p class="fn-downloads">{t["links"]} '
             f'<a href="{name}.ipynb" download>{t["link_notebook"]}</a> · '
             f'<a href="{name}.py" download>{t["link_script"]}</a>{t["links_note"]}</p>')

@@ -52,6 +52,8 @@ TEXT: dict[str, dict] = {
         "total_gpu": " The other {gpu} need a GPU: their code did not run on this build.",
         "cause": "Cause", "fix": "Fix", "proof": "The code that shows it",
         "lint": "[`fieldnotes lint`]({link}) finds this pitfall in code.",
+        # the lint page's table of rules (fieldnotes.lint)
+        "lint_rule": "Rule (the pitfall's id)", "lint_symptom": "What you see", "lint_versions": "Shown on torch",
         "severity": {"security": "security: loading a file can run code from it",
                      "high": "high: wrong results, no error",
                      "medium": "medium: an error, or misbehaviour you will notice",
@@ -69,6 +71,33 @@ TEXT: dict[str, dict] = {
         "stale_lang": {"en": "English", "zh": "Chinese"},
         "stale_commit": "commit {sha}",
         "stale_uncommitted": "not committed yet",
+        # downloads of a page's code (fieldnotes.downloads)
+        "downloads": {
+            "notebook": "The code of [{title}]({url}) (PyTorch Field Notes) as a notebook. Run it from the top: "
+                        "each cell prints what the page shows under the same code. A cell the page shows failing "
+                        "on purpose shows its error and the run goes on; one that needs a CUDA GPU is skipped "
+                        "without one.",
+            "script": "The code of {title} ({url}), PyTorch Field Notes, as a script. Run it with python: each "
+                      "block prints what the page shows under the same code. A block the page shows failing on "
+                      "purpose prints its error and the script goes on; one that needs a CUDA GPU is skipped "
+                      "without one.",
+            "files": "Files the code below uses, written here so that this notebook needs nothing else:",
+            "section": "On the page: [{heading}]({url}#{anchor})",
+            "links": "Take this page's code with you:",
+            "link_notebook": "notebook (.ipynb)", "link_script": "script (.py)",
+            "links_note": "; run from the top, each prints what this page shows.",
+        },
+        # source file and last update (fieldnotes.revisions): Material shows the date after an icon
+        # whose label is only a tooltip, so the words are written out
+        "revisions": {"source": "Source file: ", "updated": "Last update: ", "uncommitted": "not committed yet"},
+        # llms.txt (fieldnotes.llms)
+        "llms": {
+            "about": "Every output on this site was produced by running the code shown above it when the site "
+                     "was built; each page says on which torch and device. A page with code is also a notebook "
+                     "and a script (linked below as `script`), and the pitfall catalogue is data: "
+                     "[pitfalls.json]({root}pitfalls.json). Chinese version: [llms.txt]({other}llms.txt).",
+            "start": "Start here", "script": "script", "other": "zh",
+        },
     },
     "zh": {
         "output": "输出",
@@ -91,6 +120,7 @@ TEXT: dict[str, dict] = {
         "total_gpu": "其余 {gpu} 个需要 GPU：本次构建没有运行它们的代码。",
         "cause": "原因", "fix": "解决", "proof": "验证代码",
         "lint": "[`fieldnotes lint`]({link}) 能在代码中找出这个坑。",
+        "lint_rule": "规则（坑的 id）", "lint_symptom": "症状", "lint_versions": "已验证的 torch 版本",
         "severity": {"security": "安全：加载文件时可能执行其中的代码",
                      "high": "高：结果出错却没有报错", "medium": "中：报错，或能察觉的异常",
                      "low": "低：出乎意料，但无害或只是变慢"},
@@ -106,6 +136,26 @@ TEXT: dict[str, dict] = {
         "stale_lang": {"en": "英文", "zh": "中文"},
         "stale_commit": "提交 {sha}",
         "stale_uncommitted": "尚未提交",
+        "downloads": {
+            "notebook": "本 notebook 收录 [{title}]({url})（PyTorch 实战笔记）一页的全部代码。请从头运行："
+                        "每个单元格的输出与页面上同一段代码下方的输出一致。页面上故意演示报错的单元格会显示报错，"
+                        "运行不会因此中断；需要 CUDA GPU 的单元格在没有 GPU 时跳过。",
+            "script": "本脚本收录 {title}（{url}，PyTorch 实战笔记）一页的全部代码。用 python 运行："
+                      "每段代码的输出与页面上同一段代码下方的输出一致。页面上故意演示报错的代码段会打印报错，"
+                      "脚本不会因此中断；需要 CUDA GPU 的代码段在没有 GPU 时跳过。",
+            "files": "下面的代码要用到这些文件，这里先把它们写出来，因此本 notebook 不依赖其他任何文件：",
+            "section": "对应页面小节：[{heading}]({url}#{anchor})",
+            "links": "带走本页的代码：",
+            "link_notebook": "notebook（.ipynb）", "link_script": "脚本（.py）",
+            "links_note": "；从头运行，输出都与本页显示的一致。",
+        },
+        "revisions": {"source": "源文件：", "updated": "最后更新：", "uncommitted": "尚未提交"},
+        "llms": {
+            "about": "本站每一个输出都是在构建站点时实际运行上方代码得到的，每页都注明所用的 torch 版本和设备。"
+                     "有代码的页面也提供 notebook 和脚本（下面各条目中的“脚本”链接），常见坑目录另有数据版本："
+                     "[pitfalls.json]({root}pitfalls.json)。英文版：[llms.txt]({other}llms.txt)。",
+            "start": "从这里开始", "script": "脚本", "other": "en",
+        },
     },
 }
 

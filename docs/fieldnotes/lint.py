@@ -673,22 +673,33 @@ def hint(detail: str, lang: str) -> str:
 RULES_MARKER = "<!-- lint-rules -->"
 PAGE = "reference/lint.md"
 """The page that explains the checker; each pitfall with a rule links to it."""
-TABLE = {"en": ("Rule (the pitfall's id)", "What you see"), "zh": ("规则（坑的 id）", "症状")}
 
 
 def rules_table(docs: Path, page: str, lang: str) -> str:
-    """Every rule as a table row: its id, linked to the pitfall's section, and the symptom."""
+    """Every rule as a table row: its id, linked to the pitfall's section, the symptom, and the
+    torch versions on which the pitfall's code showed it (this build's and the version matrix's,
+    as the pitfall's own section says)."""
     import posixpath
 
-    from fieldnotes.pitfalls import load
+    from fieldnotes.blocks import find_root
+    from fieldnotes.languages import text
+    from fieldnotes.pitfalls import gpu_runs, load, where_shown
 
-    head = TABLE.get(lang, TABLE["en"])
-    rows = [f"| {head[0]} | {head[1]} |", "|---|---|"]
-    found = {p.id: p for path in sorted(docs.rglob("*.md")) for p in load(path, docs)}
+    t = text(lang)
+    root = find_root(docs)
+    rows = [f"| {t['lint_rule']} | {t['lint_symptom']} | {t['lint_versions']} |", "|---|---|---|"]
+    found = {p.id: (p, path) for path in sorted(docs.rglob("*.md")) for p in load(path, docs)}
+    shown: dict[Path, dict] = {}
     for pid in sorted(RULES):
-        p = found[pid]
+        p, path = found[pid]
         link = posixpath.relpath(p.page, posixpath.dirname(page) or ".")
-        rows.append(f"| [`{pid}`]({link}#{pid}) | {' '.join(p.symptom.split()).replace('|', '&#124;')} |")
+        if p.gpu and not gpu_runs():
+            versions = t["not_run"]
+        else:
+            held, failed = shown.setdefault(path, where_shown(path, docs, root))[pid]
+            versions = t["and"].join(held) + (f" ({t['not_held'].format(versions=t['and'].join(failed))})"
+                                              if failed else "")
+        rows.append(f"| [`{pid}`]({link}#{pid}) | {' '.join(p.symptom.split()).replace('|', '&#124;')} | {versions} |")
     return "\n".join(rows)
 
 

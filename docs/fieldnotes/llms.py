@@ -18,23 +18,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from fieldnotes import downloads
+from fieldnotes import downloads, languages
 
-TEXT = {
-    "en": {
-        "about": "Every output on this site was produced by running the code shown above it when the site "
-                 "was built; each page says on which torch and device. A page with code is also a notebook "
-                 "and a script (linked below as `script`), and the pitfall catalogue is data: "
-                 "[pitfalls.json]({root}pitfalls.json). Chinese version: [llms.txt]({other}llms.txt).",
-        "start": "Start here", "script": "script", "other": "zh",
-    },
-    "zh": {
-        "about": "本站每一个输出都是在构建站点时实际运行上方代码得到的，每页都注明所用的 torch 版本和设备。"
-                 "有代码的页面也提供 notebook 和脚本（下面各条目中的“脚本”链接），常见坑目录另有数据版本："
-                 "[pitfalls.json]({root}pitfalls.json)。英文版：[llms.txt]({other}llms.txt)。",
-        "start": "从这里开始", "script": "脚本", "other": "en",
-    },
-}
 SUMMARY_MIN = 80  # width (see _sentences): the summary is the opening paragraph's first sentences up to this
 SUMMARY_MAX = 320
 
@@ -106,7 +91,7 @@ def _cut(text: str) -> str:
 def render(site_name: str, description: str, sections: list[tuple[str, list[Entry]]], lang: str,
            root: str) -> str:
     """llms.txt: title, description, what the site is, then one list per section."""
-    t = TEXT.get(lang, TEXT["en"])
+    t = languages.text(lang)["llms"]
     other = re.sub(rf"/{lang}/$", f"/{t['other']}/", root)
     lines = [f"# {site_name}", "", f"> {description}", "", t["about"].format(root=root, other=other), ""]
     for title, entries in sections:
@@ -144,7 +129,7 @@ def on_post_build(config):
     sections: list[tuple[str, list[Entry]]] = []
     loose = [entry(item) for item in _nav if item.is_page]
     if loose:
-        sections.append((TEXT.get(lang, TEXT["en"])["start"], loose))
+        sections.append((languages.text(lang)["llms"]["start"], loose))
     for item in _nav:
         if item.is_section:
             sections.append((item.title, [entry(c) for c in _pages(item)]))

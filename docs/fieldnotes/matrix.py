@@ -31,6 +31,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from mkdocs.utils.meta import get_data
+
 from fieldnotes.blocks import Block, read_blocks
 from fieldnotes.execute import run_page
 from fieldnotes.results import PageRun
@@ -120,9 +122,12 @@ def code_hash(blocks: list[Block], root: Path) -> str:
 
 
 def pages(root: Path) -> list[Path]:
-    """The English pages with executed blocks (a translation has the same code and results)."""
+    """The English pages with executed blocks (a translation has the same code and results), but
+    those whose front matter says ``matrix: false``: their code does not depend on torch (the lint
+    page runs the checker, which reads code), and a run on other versions would only go stale."""
     docs = root / "docs" / "en"
-    return sorted(p for p in docs.rglob("*") if p.suffix in {".md", ".ipynb"} and read_blocks(p, root=root))
+    return sorted(p for p in docs.rglob("*") if p.suffix in {".md", ".ipynb"} and read_blocks(p, root=root)
+                  and (p.suffix != ".md" or get_data(p.read_text(encoding="utf-8"))[1].get("matrix", True)))
 
 
 def shard(items: list, spec: str | None) -> list:
@@ -146,6 +151,17 @@ def load(path: Path) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+ENV_PACKAGES_PATH = re.compile(r"/[^\s\"'()]*?/torch-[\w.+]+/lib/python[\d.]+/site-packages/")
+
+
+def portable(text: str | None) -> str | None:
+    """An output without the path of this machine's environment (a warning names the torch file it
+    comes from): ``/work/x/.cache/fieldnotes-envs/torch-2.4.1/lib/python3.11/site-packages/torch/...``
+    becomes ``site-packages/torch/...``, so that the data, and the pages, do not depend on where the
+    matrix ran."""
+    return ENV_PACKAGES_PATH.sub("site-packages/", text) if text else text
+
+
 def entry(run: PageRun, pinned: PageRun | None, blocks: list[Block], root: Path) -> dict:
     """One version's results for a page: per block, passed or not, and its output where it
     differs from the pinned run's (what a reader of that version sees instead)."""
@@ -160,10 +176,10 @@ def entry(run: PageRun, pinned: PageRun | None, blocks: list[Block], root: Path)
             continue
         item = {"status": mine.status}
         if mine.status == "error":
-            item["output"] = mine.output
-            item["error"] = mine.error
+            item["output"] = portable(mine.output)
+            item["error"] = portable(mine.error)
         elif mine.status == "ok" and base is not None and base.status == "ok" and mine.output != base.output:
-            item["output"] = mine.output
+            item["output"] = portable(mine.output)
         results.append(item)
     env = run.env
     return {"code": code_hash(blocks, root), "device": env.device if env else "?",

@@ -185,6 +185,20 @@ def holds(pitfall: Pitfall, blocks: list[int], versions: dict[str, dict]) -> tup
     return sorted(held, key=matrix.version_key), sorted(failed, key=matrix.version_key)
 
 
+def where_shown(path: Path, docs_dir: Path, root: Path) -> dict[str, tuple[list[str], list[str]]]:
+    """Outside a page's build (the lint page's table, ``fieldnotes-lint --torch``): each pitfall of
+    the page at ``path`` -> :func:`holds`, from the page's blocks and its version-matrix data, as
+    the page's own Pitfalls section says it."""
+    pitfalls = load(path, docs_dir)
+    if not pitfalls:
+        return {}
+    blocks = read_blocks(path, root=root)
+    data = matrix.load(root / matrix.DATA / path.relative_to(docs_dir).with_suffix(".json"))
+    versions = matrix.current(data, blocks, root)
+    source = path.read_text(encoding="utf-8")
+    return {p.id: holds(p, proof_blocks(source, blocks, p), versions) for p in pitfalls}
+
+
 def _section(headings: list[tuple[int, int, str]], anchor: str, end: int) -> tuple[int, int] | None:
     for n, (line, level, hid) in enumerate(headings):
         if hid == anchor:

@@ -28,15 +28,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from fieldnotes import languages
 from fieldnotes.staleness import _git, _repository, _Unchecked
 
 log = logging.getLogger("mkdocs.hooks.revisions")
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
           "October", "November", "December")
-TEXT = {"en": {"source": "Source file: ", "updated": "Last update: ", "uncommitted": "not committed yet"},
-        "zh": {"source": "源文件：", "updated": "最后更新：", "uncommitted": "尚未提交"}}
-"""Material shows the date after an icon whose label is only a tooltip: the words are written out."""
 
 
 @dataclass(frozen=True)
@@ -75,7 +73,7 @@ def last_changes(docs_dir: Path) -> Dates:
 
 def date_html(day: datetime.date | None, lang: str) -> str:
     """The date as a reader of ``lang`` writes it, in a ``<time>`` element, after its label."""
-    t = TEXT.get(lang, TEXT["en"])
+    t = languages.text(lang)["revisions"]
     if day is None:
         return html.escape(t["updated"] + t["uncommitted"])
     shown = f"{day.year}年{day.month}月{day.day}日" if lang == "zh" else f"{day.day} {MONTHS[day.month - 1]} {day.year}"
@@ -130,6 +128,6 @@ def on_page_markdown(markdown, page, config, files):
     page.edit_url = edit_url(_repo, os.environ.get("REPO_BRANCH") or "main", source)
     if page.file.src_uri in _dates.changed:
         page.meta["revision_date"] = date_html(_dates.changed[page.file.src_uri], lang)
-    label = TEXT.get(lang, TEXT["en"])["source"]
+    label = languages.text(lang)["revisions"]["source"]
     page.meta["fieldnotes_source"] = f'{html.escape(label)}<code>{html.escape(source)}</code>'
     return markdown
