@@ -13,7 +13,7 @@ import pytest
 
 from fieldnotes import lint
 from fieldnotes.blocks import read_blocks
-from fieldnotes.languages import LANGS
+from fieldnotes.languages import LANGS, TEXT
 from fieldnotes.pitfalls import load
 from sitebuild import ROOT
 
@@ -212,6 +212,17 @@ def test_the_site_lists_every_rule_and_each_pitfall_says_it_is_detected(built_si
         page = soup(built_site.path / lang / "reference" / "lint" / "index.html")
         rows = page.select("#rules ~ table tbody tr")
         assert sorted(r.select_one("code").get_text() for r in rows) == sorted(lint.RULES), lang
+        # each rule's torch versions are those its pitfall's section and pitfalls.json give
+        catalogue = json.loads((built_site.path / lang / "pitfalls.json").read_text(encoding="utf-8"))
+        facts = {p["id"]: p for p in catalogue["pitfalls"]}
+        sep = TEXT[lang]["and"]
+        for row in rows:
+            pid, versions = row.select_one("code").get_text(), row.select("td")[-1].get_text()
+            fact = facts[pid]
+            if fact["ran_in_this_build"]:
+                assert versions.startswith(sep.join(fact["holds_on"]["torch"])), (lang, pid, versions)
+                assert all(v in versions for v in fact["fails_on"]["torch"]), (lang, pid, versions)
+        assert len(facts["checkpoint-load-weights-only-implicit"]["holds_on"]["torch"]) > 1  # the matrix is read
         assert "exit status 1" in page.select_one(".fn-output").get_text()
         for pid, where in _catalogue(lang).items():
             html = soup(built_site.path / lang / where.removesuffix(".md") / "index.html")

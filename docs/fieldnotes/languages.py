@@ -54,6 +54,7 @@ TEXT: dict[str, dict] = {
         "lint": "[`fieldnotes lint`]({link}) finds this pitfall in code.",
         # the lint page's table of rules (fieldnotes.lint)
         "lint_rule": "Rule (the pitfall's id)", "lint_symptom": "What you see", "lint_versions": "Shown on torch",
+        "lint_not_held": " (its code fails on torch {versions})",
         "severity": {"security": "security: loading a file can run code from it",
                      "high": "high: wrong results, no error",
                      "medium": "medium: an error, or misbehaviour you will notice",
@@ -121,6 +122,7 @@ TEXT: dict[str, dict] = {
         "cause": "原因", "fix": "解决", "proof": "验证代码",
         "lint": "[`fieldnotes lint`]({link}) 能在代码中找出这个坑。",
         "lint_rule": "规则（坑的 id）", "lint_symptom": "症状", "lint_versions": "已验证的 torch 版本",
+        "lint_not_held": "（在 torch {versions} 上其代码运行失败）",
         "severity": {"security": "安全：加载文件时可能执行其中的代码",
                      "high": "高：结果出错却没有报错", "medium": "中：报错，或能察觉的异常",
                      "low": "低：出乎意料，但无害或只是变慢"},

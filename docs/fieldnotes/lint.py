@@ -697,7 +697,7 @@ def rules_table(docs: Path, page: str, lang: str) -> str:
             versions = t["not_run"]
         else:
             held, failed = shown.setdefault(path, where_shown(path, docs, root))[pid]
-            versions = t["and"].join(held) + (f" ({t['not_held'].format(versions=t['and'].join(failed))})"
+            versions = t["and"].join(held) + (t["lint_not_held"].format(versions=t["and"].join(failed))
                                               if failed else "")
         rows.append(f"| [`{pid}`]({link}#{pid}) | {' '.join(p.symptom.split()).replace('|', '&#124;')} | {versions} |")
     return "\n".join(rows)
