@@ -59,6 +59,9 @@ var STOP = new Set((
   "不 不可 不能 无法 没法 不会 不是 没有 " +
   // what a query asks for, not what it is about: "scatter 用法", "view 和 reshape 区别"
   "usage example examples tutorial explained explanation difference meaning correct correctly properly " +
+  // a flag's value says how it is set, not what it is: "deterministic 设置为 true" is about deterministic
+  // (a page that passes weights_only=True to every call would match "true" more than any other)
+  "true false " +
   "用法 使用 怎么用 作用 含义 意思 详解 教程 例子 示例 区别 不同 原因 方法 办法").split(/\s+/));
 
 var docs = [];      // [{doc, page, boost, fields: {title, text, words}, tokens, pairs, length}]
