@@ -343,7 +343,9 @@ def _describe(processes: list[psutil.Process]) -> str:
     names = []
     for p in processes[:3]:
         with contextlib.suppress(psutil.Error):
-            names.append(f"pid {p.pid}: {' '.join(' '.join(p.cmdline()).split())[:80] or p.name()}")
+            # a path by its last part: the message, kept in the version matrix's data, names no machine
+            words = [os.path.basename(w) if w.startswith("/") else w for w in " ".join(p.cmdline()).split()]
+            names.append(f"pid {p.pid}: {' '.join(words)[:80] or p.name()}")
     return "; ".join(names) + (f"; and {len(processes) - 3} more" if len(processes) > 3 else "")
 
 
