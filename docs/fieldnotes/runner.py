@@ -118,6 +118,10 @@ class Capture:
         self.streams: tuple = ()
 
     def start(self) -> None:
+        # A new file, not the last block's emptied: a process that outlives its block and writes
+        # late (a helper of a script the block ran) writes into the old one, not into this output.
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.path)
         fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o600)
         self._flush()
         os.dup2(fd, 1)
@@ -321,20 +325,47 @@ def _kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
-def _leftovers() -> list[psutil.Process]:
+def _helpers() -> set[int]:
+    """The pids of multiprocessing's helpers (INFRASTRUCTURE) running now."""
+    found = set()
+    for p in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            if p.status() != psutil.STATUS_ZOMBIE and any(n in " ".join(p.cmdline()) for n in INFRASTRUCTURE):
+                found.add(p.pid)
+    return found
+
+
+def _own_helpers() -> set[int]:
+    """The helpers of this interpreter's own multiprocessing (they run until it exits)."""
+    import multiprocessing.forkserver
+    import multiprocessing.resource_tracker
+
+    pids = {getattr(multiprocessing.resource_tracker._resource_tracker, "_pid", None),
+            getattr(multiprocessing.forkserver._forkserver, "_forkserver_pid", None)}
+    return {pid for pid in pids if pid}
+
+
+def _leftovers(helpers_before: set[int] = frozenset()) -> list[psutil.Process]:
     """Processes started during the page that still run (zombies and multiprocessing's own
-    helpers aside), after giving them LEFTOVER_GRACE seconds to finish."""
+    helpers aside), after giving them LEFTOVER_GRACE seconds to finish. A helper that started
+    during the block is waited for too, within the same grace, but never counted: one a script
+    of the block started stops once the script is gone, and what it writes last (the resource
+    tracker's leaked-semaphore warning) belongs to this block's output, not the next one's; one
+    this interpreter keeps (started by the block's own code) is not waited for."""
     deadline = time.monotonic() + LEFTOVER_GRACE
     while True:
-        alive = []
+        alive, helpers = [], False
         for p in psutil.Process().children(recursive=True):
             try:
-                if p.status() != psutil.STATUS_ZOMBIE and \
-                        not any(name in " ".join(p.cmdline()) for name in INFRASTRUCTURE):
+                if p.status() == psutil.STATUS_ZOMBIE:
+                    continue
+                if any(name in " ".join(p.cmdline()) for name in INFRASTRUCTURE):
+                    helpers = helpers or p.pid not in helpers_before | _own_helpers()
+                else:
                     alive.append(p)
             except psutil.Error:
                 continue
-        if not alive or time.monotonic() > deadline:
+        if (not alive and not helpers) or time.monotonic() > deadline:
             return alive
         time.sleep(0.05)
 
@@ -414,6 +445,7 @@ def main(results_path: str, job: dict | None = None) -> None:
         emit("env", **asdict(env))
         for index, block in enumerate(job["blocks"]):
             _overflow.clear()
+            helpers_before = _helpers()
             capture.start()
             emit("start", index=index)
             try:
@@ -433,7 +465,7 @@ def main(results_path: str, job: dict | None = None) -> None:
             finally:
                 _armed = False
                 signal.setitimer(signal.ITIMER_REAL, 0)
-            left = _leftovers()
+            left = _leftovers(helpers_before)
             if left:
                 named = _describe(left)  # before they are killed: a zombie has no command line
                 _kill_all(left)
