@@ -130,76 +130,67 @@ def _catalogue(lang: str) -> dict[str, str]:
     return {p.id: p.page for page in sorted(docs.rglob("*.md")) for p in load(page, docs)}
 
 
+def _pages(lang: str) -> list[Path]:
+    return sorted(p for p in (ROOT / "docs" / lang).rglob("*") if p.suffix in (".md", ".ipynb"))
+
+
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_rule_is_a_pitfall_proved_by_its_page(lang):
-    """Fires on the mistake the page shows, silent on the fix it shows, in each language."""
+    """Each rule has a block marked as its mistake and one marked as its fix on its pitfall's page
+    (that it fires on the first and not on the second: lint.page_problems, next test), and each
+    hint the mistakes produce has its Chinese translation."""
     catalogue = _catalogue(lang)
     untranslated: set[str] = set()
-    mistakes: dict[str, list[str]] = {}
-    fixes: dict[str, list[str]] = {}
-    problems = []
-    docs = ROOT / "docs" / lang
-    for page in sorted(docs.rglob("*.md")):
+    marked: dict[str, set[str]] = {"mistake": set(), "fix": set()}  # "rule id@page"
+    for page in _pages(lang):
         before = ""  # the page's earlier blocks: a block uses what they imported
         for block in read_blocks(page, root=ROOT):
             context, before = before, before + (block.code if block.syntax == "python" and not block.file else "")
-            for pid in block.lint_mistake + block.lint_fix:
-                if pid not in lint.RULES:
-                    problems.append(f"{block.where}: lint marker names {pid!r}, which is no rule")
-            if not (block.lint_mistake or block.lint_fix):
-                continue
-            findings = lint.lint_code(block.code, block.where, context=context)
-            found = {f.rule for f in findings}
-            untranslated |= {f.detail for f in findings if f.detail and lint.hint(f.detail, "zh") == f.detail}
-            for pid in block.lint_mistake:
-                mistakes.setdefault(pid, []).append(block.where)
-                if pid not in found:
-                    problems.append(f"{block.where}: {pid} does not fire on the mistake this block shows")
-            for pid in block.lint_fix:
-                fixes.setdefault(pid, []).append(block.where)
-                if pid in found:
-                    problems.append(f"{block.where}: {pid} fires on the fix this block shows")
+            where = page.relative_to(ROOT / "docs" / lang).as_posix()
+            marked["mistake"] |= {f"{pid}@{where}" for pid in block.lint_mistake}
+            marked["fix"] |= {f"{pid}@{where}" for pid in block.lint_fix}
+            if block.lint_mistake:
+                untranslated |= {f.detail for f in lint.lint_code(block.code, block.where, context=context)
+                                 if f.detail and lint.hint(f.detail, "zh") == f.detail}
+    problems = []
     for pid in lint.RULES:
         if pid not in catalogue:
             problems.append(f"rule {pid}: no pitfall of that id in docs/{lang}")
             continue
-        where = f"docs/{lang}/{catalogue[pid]}"
-        if not any(w.startswith(where + ":") for w in mistakes.get(pid, [])):
-            problems.append(f"rule {pid}: no block of {where} is marked lint(mistake=...) for it")
-        if not any(w.startswith(where + ":") for w in fixes.get(pid, [])):
-            problems.append(f"rule {pid}: no block of {where} is marked lint(fix=...) for it")
+        for kind in ("mistake", "fix"):
+            if f"{pid}@{catalogue[pid]}" not in marked[kind]:
+                problems.append(f"rule {pid}: no block of docs/{lang}/{catalogue[pid]} is marked lint({kind}=...) for it")
     assert not problems, "\n".join(problems)
     assert not untranslated, f"hints without a Chinese translation (fieldnotes.lint.HINTS_ZH): {untranslated}"
     assert len(lint.RULES) >= 25  # issue 24: at least 25 rules, each proved as above
 
 
-
 @pytest.mark.parametrize("lang", LANGS)
 def test_the_sites_own_code_follows_its_advice(lang):
     """Every finding in the pages' code (snippets included) is in a block that shows that mistake on
-    purpose (marked lint(mistake=ID)) or silenced by an ignore comment on its line: a reader who
-    copies any other block copies none of the site's pitfalls (issue 24: explicit weights_only)."""
-    problems = []
-    shown: dict[str, set[str]] = {}  # snippet file -> the rules its including block shows on purpose
-    for page in sorted((ROOT / "docs" / lang).rglob("*")):
-        if page.suffix not in (".md", ".ipynb"):
-            continue
-        before = ""
-        for block in read_blocks(page, root=ROOT):
-            if block.syntax != "python":
-                continue
-            context, before = before, before + (block.code if not block.file else "")
-            if block.file:
-                shown.setdefault(block.file, set()).update(block.lint_mistake)
-            for f in lint.lint_code(block.code, block.where, context=context):
-                if f.rule not in block.lint_mistake:
-                    problems.append(f"{block.where} (line {f.line} of the block): {f.rule} ({f.detail})")
-    for snippet in sorted((ROOT / "snippets").rglob("*.py")):
-        name = snippet.relative_to(ROOT).as_posix()
-        for f in lint.lint_code(snippet.read_text(encoding="utf-8"), name):
-            if f.rule not in shown.get(name, set()):
-                problems.append(f"{name}:{f.line}: {f.rule} ({f.detail})")
-    assert not problems, "the site's code has pitfalls it does not show on purpose:\n" + "\n".join(problems)
+    purpose (marked lint(mistake=ID)) or silenced by an ignore comment on its line, each marked
+    mistake fires and no marked fix does: a reader who copies any other block copies none of the
+    site's pitfalls (issue 24: explicit weights_only). docs/site.py check runs the same per page."""
+    problems = [p for page in _pages(lang) for p in lint.page_problems(page, ROOT)]
+    problems += lint.snippet_problems(ROOT, _pages(lang))
+    assert not problems, "\n".join(problems)
+
+
+def test_a_contributors_unmarked_mistake_is_named_with_its_line(tmp_path):
+    """A page whose block shows a pitfall without the marker, and one whose marked fix still has
+    it: page_problems names each line and what to do."""
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\n", encoding="utf-8")
+    page = tmp_path / "docs" / "en" / "p.md"
+    page.parent.mkdir(parents=True)
+    page.write_text("# P\n\n```python\nimport torch\nx = torch.load('a.pt')\n```\n\n"
+                    '<!--pytest.mark.lint(fix="checkpoint-load-weights-only-implicit")-->\n'
+                    "```python\ny = torch.load('b.pt')\n```\n\n"
+                    '<!--pytest.mark.lint(mistake="no-such-rule")-->\n```python\nz = 1\n```\n', encoding="utf-8")
+    problems = lint.page_problems(page, tmp_path)
+    assert any(p.startswith("docs/en/p.md:5: checkpoint-load-weights-only-implicit") and "mark the block" in p
+               for p in problems), problems
+    assert any("checkpoint-load-weights-only-implicit fires on the fix" in p for p in problems), problems
+    assert any("'no-such-rule', which is no rule" in p for p in problems), problems
 
 
 def test_the_site_lists_every_rule_and_each_pitfall_says_it_is_detected(built_site):

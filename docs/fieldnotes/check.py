@@ -7,7 +7,9 @@ know it would pass CI. This runs, for each page asked for and its translation:
 1. parity (:mod:`fieldnotes.parity`): the same blocks and markers, heading ids, nav place;
 2. the pitfalls (:mod:`fieldnotes.pitfalls`): fields, proofs, the languages' neutral fields;
 3. links (:mod:`fieldnotes.links`): from the page, and from every other page to it;
-4. its blocks, once for both languages (:class:`fieldnotes.runs.Runs`, through the results
+4. lint (:func:`fieldnotes.lint.page_problems`): a pitfall the checker finds in the page's code
+   outside a block marked as showing it;
+5. its blocks, once for both languages (:class:`fieldnotes.runs.Runs`, through the results
    store like a build: code that already passed is not run again unless ``fresh``).
 
 No other page's code runs. CI still runs everything (README command 2).
@@ -19,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fieldnotes import links, parity, pitfalls
+from fieldnotes import links, lint, parity, pitfalls
 from fieldnotes.blocks import BlockError, read_blocks
 from fieldnotes.languages import LANGS
 from fieldnotes.pitfalls import gpu_runs as runs_gpu
@@ -89,6 +91,14 @@ def check_page(root: Path, page: str, runs: Runs | None) -> Report:
         if paths[lang].suffix == ".md" and paths[lang].is_file():
             found += links.problems(paths[lang], docs / lang, root)
     step("links", found, "every link from the page lands, and every link to it names an id it has")
+    found = []
+    for lang in LANGS:
+        if paths[lang].is_file():
+            try:
+                found += lint.page_problems(paths[lang], root)
+            except BlockError:
+                pass  # the blocks step names it
+    step("lint", found, "fieldnotes lint finds no pitfall in the code but where the page shows one on purpose")
     if runs is None:
         report.lines.append("  --   blocks: not run (--no-exec)")
         return report

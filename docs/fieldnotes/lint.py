@@ -668,6 +668,64 @@ def hint(detail: str, lang: str) -> str:
     return detail
 
 
+# --- the site's own code (docs/site.py check, tests/test_lint.py) --------------------------------
+
+def page_problems(page: Path, root: Path) -> list[str]:
+    """What the checker says of one page's own code: a finding in a block not marked
+    ``lint(mistake=ID)`` for it (a reader who copies that block would copy the pitfall: fix it,
+    mark it if it shows the mistake on purpose, or silence the line with a comment that says why),
+    a block marked as a rule's mistake that the rule misses, a fix block it flags, a marker that
+    names no rule. Each problem names the page's line (or the included file's)."""
+    from fieldnotes.blocks import read_blocks
+
+    problems, before = [], ""
+    for block in read_blocks(page, root=root):
+        for pid in block.lint_mistake + block.lint_fix:
+            if pid not in RULES:
+                problems.append(f"{block.where}: lint marker names {pid!r}, which is no rule")
+        if block.syntax != "python":
+            continue
+        context, before = before, before + (block.code if not block.file else "")
+        try:
+            findings = lint_code(block.code, block.where, context=context)
+        except SyntaxError as e:
+            if block.lint_mistake or block.lint_fix:
+                problems.append(f"{block.where}: a block with a lint marker does not parse: {e.msg}")
+            continue
+        found = {f.rule for f in findings}
+        for f in findings:
+            if f.rule not in block.lint_mistake:
+                problems.append(f"{block.origin(f.line)}: {f.rule} ({f.detail}): fix it, mark the block "
+                                f'<!--pytest.mark.lint(mistake="{f.rule}")--> if it shows the mistake on '
+                                f"purpose, or end the line with # fieldnotes: ignore[{f.rule}] and say why")
+        for pid in set(block.lint_mistake) - found:
+            if pid in RULES:
+                problems.append(f"{block.where}: {pid} does not fire on the mistake this block is marked for")
+        for pid in set(block.lint_fix) & found:
+            problems.append(f"{block.where}: {pid} fires on the fix this block is marked for")
+    return problems
+
+
+def snippet_problems(root: Path, pages: list[Path]) -> list[str]:
+    """Findings in ``snippets/*.py`` (run by bash blocks, so not always shown in a page): each
+    must be a mistake that a page block including the file is marked for."""
+    from fieldnotes.blocks import read_blocks
+
+    shown: dict[str, set[str]] = {}
+    for page in pages:
+        for block in read_blocks(page, root=root):
+            if block.file:
+                shown.setdefault(block.file, set()).update(block.lint_mistake)
+    problems = []
+    for snippet in sorted((root / "snippets").rglob("*.py")):
+        name = snippet.relative_to(root).as_posix()
+        for f in lint_code(snippet.read_text(encoding="utf-8"), name):
+            if f.rule not in shown.get(name, set()):
+                problems.append(f"{name}:{f.line}: {f.rule} ({f.detail}), and no page block that shows the "
+                                "file is marked lint(mistake=...) for it")
+    return problems
+
+
 # --- the site's page of rules (docs/hooks/lint.py) -----------------------------------------------
 
 RULES_MARKER = "<!-- lint-rules -->"
