@@ -754,7 +754,9 @@ def rules_table(docs: Path, page: str, lang: str) -> str:
         if p.gpu and not gpu_runs():
             versions = t["not_run"]
         else:
-            held, failed = shown.setdefault(path, where_shown(path, docs, root))[pid]
+            if path not in shown:  # once per page, not per rule
+                shown[path] = where_shown(path, docs, root)
+            held, failed = shown[path][pid]
             versions = t["and"].join(held) + (t["lint_not_held"].format(versions=t["and"].join(failed))
                                               if failed else "")
         rows.append(f"| [`{pid}`]({link}#{pid}) | {' '.join(p.symptom.split()).replace('|', '&#124;')} | {versions} |")
