@@ -186,16 +186,20 @@ def holds(pitfall: Pitfall, blocks: list[int], versions: dict[str, dict]) -> tup
 
 
 def where_shown(path: Path, docs_dir: Path, root: Path) -> dict[str, tuple[list[str], list[str]]]:
-    """Outside a page's build (the lint page's table, ``fieldnotes-lint --torch``): each pitfall of
-    the page at ``path`` -> :func:`holds`, from the page's blocks and its version-matrix data, as
-    the page's own Pitfalls section says it."""
+    """Outside a page's build (the lint page's table): each pitfall of the page at ``path`` ->
+    :func:`holds`, from the page's blocks and its version-matrix data, as the page's own Pitfalls
+    section says it (:func:`where_held`)."""
     pitfalls = load(path, docs_dir)
     if not pitfalls:
         return {}
     blocks = read_blocks(path, root=root)
     data = matrix.load(root / matrix.DATA / path.relative_to(docs_dir).with_suffix(".json"))
     versions = matrix.current(data, blocks, root)
-    source = path.read_text(encoding="utf-8")
+    return where_held(pitfalls, path.read_text(encoding="utf-8"), blocks, versions)
+
+
+def where_held(pitfalls: list[Pitfall], source: str, blocks: list, versions: dict[str, dict]) -> dict:
+    """Each pitfall's id -> :func:`holds` on its proof blocks of the page ``source``."""
     return {p.id: holds(p, proof_blocks(source, blocks, p), versions) for p in pitfalls}
 
 
@@ -421,7 +425,7 @@ def on_page_markdown(markdown, page, config, files):
     versions = page.meta.get("fieldnotes_versions", {})
     blocks = page.meta.get("fieldnotes_blocks", [])
     source = Path(page.file.abs_src_path).read_text(encoding="utf-8")
-    where = {p.id: holds(p, proof_blocks(source, blocks, p), versions) for p in pitfalls}
+    where = where_held(pitfalls, source, blocks, versions)
     for p in pitfalls:
         _facts[p.id] = {"path": f"{page.url}#{p.id}", "page_title": page.title, "holds_on": where[p.id][0],
                         "fails_on": where[p.id][1]}

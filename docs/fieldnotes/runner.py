@@ -325,12 +325,16 @@ def _kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
+def _is_helper(p: psutil.Process) -> bool:
+    return any(name in " ".join(p.cmdline()) for name in INFRASTRUCTURE)
+
+
 def _helpers() -> set[int]:
     """The pids of multiprocessing's helpers (INFRASTRUCTURE) running now."""
     found = set()
     for p in psutil.Process().children(recursive=True):
         with contextlib.suppress(psutil.Error):
-            if p.status() != psutil.STATUS_ZOMBIE and any(n in " ".join(p.cmdline()) for n in INFRASTRUCTURE):
+            if p.status() != psutil.STATUS_ZOMBIE and _is_helper(p):
                 found.add(p.pid)
     return found
 
@@ -354,13 +358,13 @@ def _leftovers(helpers_before: set[int] = frozenset()) -> list[psutil.Process]:
     this interpreter keeps (started by the block's own code) is not waited for."""
     deadline = time.monotonic() + LEFTOVER_GRACE
     while True:
-        alive, helpers = [], False
+        alive, helpers, known = [], False, helpers_before | _own_helpers()
         for p in psutil.Process().children(recursive=True):
             try:
                 if p.status() == psutil.STATUS_ZOMBIE:
                     continue
-                if any(name in " ".join(p.cmdline()) for name in INFRASTRUCTURE):
-                    helpers = helpers or p.pid not in helpers_before | _own_helpers()
+                if _is_helper(p):
+                    helpers = helpers or p.pid not in known
                 else:
                     alive.append(p)
             except psutil.Error:
