@@ -227,6 +227,13 @@ def test_plain_token_check_fails_on_a_coloured_token(served, browser_page):
 
 
 MOUNTED = "pre:has(> code) > nav.md-code__nav button[data-md-type=copy], pre:has(> code) > button.md-clipboard"
+OWN_BUTTON = ":scope > nav.md-code__nav button[data-md-type=copy], :scope > button.md-clipboard"
+"""A code block's own copy button, once Material has mounted the block."""
+FIRST_SCREEN_MOUNTED = """(button) => {  // a code block is on the first screen, and every such block has its button
+  const onScreen = [...document.querySelectorAll('.md-content pre:has(> code)')].filter(pre => {
+    const box = pre.getBoundingClientRect();
+    return pre.checkVisibility() && box.bottom > 0 && box.top < innerHeight; });
+  return onScreen.length > 0 && onScreen.every(pre => pre.querySelector(button) !== null); }"""
 
 
 def test_every_code_block_gets_its_copy_button_when_scrolled_to(served, browser_page):
@@ -235,6 +242,9 @@ def test_every_code_block_gets_its_copy_button_when_scrolled_to(served, browser_
     (blocks in a closed admonition are opened first, as a reader would)."""
     page = browser_page
     page.goto(f"{served}/zh/tensors/scatter/")
+    # Material mounts from an IntersectionObserver, some time after the load event (later on a busy
+    # machine): count once every block on the first screen has its button, not at a fixed moment.
+    page.wait_for_function(FIRST_SCREEN_MOUNTED, arg=OWN_BUTTON)
     on_load = page.locator(f".md-content :is({MOUNTED})").count()
     page.evaluate("document.querySelectorAll('.md-content details').forEach(d => d.open = true)")
     blocks = page.locator(".md-content pre:has(> code)")
@@ -242,8 +252,7 @@ def test_every_code_block_gets_its_copy_button_when_scrolled_to(served, browser_
     assert 0 < on_load < len(shown) / 2, f"{on_load} of {len(shown)} code blocks mounted on load"
     for i in shown:
         blocks.nth(i).scroll_into_view_if_needed()
-        blocks.nth(i).locator(":scope > nav.md-code__nav button[data-md-type=copy], :scope > button.md-clipboard") \
-            .first.wait_for(state="attached", timeout=5000)
+        blocks.nth(i).locator(OWN_BUTTON).first.wait_for(state="attached")
     assert page.locator(f".md-content :is({MOUNTED})").count() == len(shown)
 
 

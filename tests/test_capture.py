@@ -8,8 +8,6 @@ prints, and the executor reads no more of it than the cap.
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from fieldnotes.blocks import Block
@@ -66,13 +64,16 @@ ENDLESS = {
 }
 
 
+LIMIT = 300.0
+"""The endless blocks' time limit: far beyond what stopping at the cap takes on any machine, so
+which of the two stopped a block is told by the error it reports, not by the clock (a wall-clock
+bound made the verdict depend on the machine's load). A block the cap misses runs to this limit and reports Timeout."""
+
+
 @pytest.mark.parametrize("case", sorted(ENDLESS) + ["bash"])
-def test_a_block_printing_without_end_stops_soon_after_the_cap(case):
-    b = block("yes", "bash") if case == "bash" else block(ENDLESS[case])
-    start = time.monotonic()
+def test_a_block_printing_without_end_stops_at_the_cap_not_at_its_time_limit(case):
+    b = block("yes", "bash", timeout=LIMIT) if case == "bash" else block(ENDLESS[case], timeout=LIMIT)
     run = run_page([b], ROOT)
-    seconds = time.monotonic() - start
     error = run.first_error([b])
     assert error and error.startswith("docs/en/page.md:3: OutputTooLong: the block printed "), error
-    assert seconds < 20, f"stopped after {seconds:.1f} s: at its time limit (60 s), not at the cap"
     assert all(len(r.output.encode()) <= OUTPUT_CAP for r in run.results), "no more than the cap is kept"

@@ -22,6 +22,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 GITHUB_DIR = ROOT / ".github"
@@ -204,7 +205,16 @@ def test_actions_pinned_to_commit_sha(path: Path) -> None:
         pytest.fail(f"{_rel(path)}:\n" + "\n".join(problems), pytrace=False)
 
 
-def test_deploy_publishes_what_its_own_build_executed():
-    """The deploy build runs every page again (--fresh): no stored run reaches the published site."""
-    deploy = (GITHUB_DIR / "workflows" / "deploy.yml").read_text(encoding="utf-8")
-    assert re.search(r"^\s*python docs/site\.py build --fresh\s*$", deploy, re.M), deploy
+def test_deploy_publishes_what_its_own_tests_executed():
+    """The deploy job runs each page once: its tests run every page fresh into a store of the job's
+    own (emptied first, under the runner's temporary folder), and its build reuses those runs and
+    no other. No stored run from elsewhere reaches the published site."""
+    deploy = yaml.safe_load((GITHUB_DIR / "workflows" / "deploy.yml").read_text(encoding="utf-8"))
+    job = deploy["jobs"]["build"]
+    assert job["env"]["FIELDNOTES_STORE"].startswith("${{ runner.temp }}/"), job.get("env")
+    runs = [step.get("run", "") for step in job["steps"]]
+    tests = next(i for i, run in enumerate(runs) if "python -m pytest" in run)
+    build = next(i for i, run in enumerate(runs) if "python docs/site.py build" in run)
+    assert tests < build, "the build reuses the tests' runs: the tests come first"
+    assert runs[tests].index('rm -rf "${FIELDNOTES_STORE}"') < runs[tests].index("python -m pytest")
+    assert all("FIELDNOTES_STORE" not in step.get("env", {}) for step in job["steps"]), "one store for the job"

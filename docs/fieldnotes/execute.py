@@ -42,7 +42,12 @@ OUTPUT_CAP = 64 * 1024
 second, while it runs (a page is read, not scrolled)."""
 STARTUP_SECONDS = 60.0  # python + torch import on a busy machine, before the first block
 GRACE_SECONDS = 5.0  # past a block's own limit, before the executor kills the interpreter
-OVERFLOW_GRACE_SECONDS = 1.0  # past the output cap, before the executor kills the interpreter
+OVERFLOW_GRACE_CPU_SECONDS = 1.0
+"""Past the output cap, the CPU time the page's processes may spend before the executor kills them
+(the interpreter stops such a block itself in far less). CPU time, not wall time: on a busy machine
+the interpreter waits for a core, and a wall-clock grace killed blocks that were stopping, which
+then reported "did not stop" instead of "was stopped"."""
+OVERFLOW_GRACE_SECONDS = 30.0  # past the cap, for a block stuck where it spends no CPU and cannot be stopped
 COPIED = ("snippets",)
 """Project folders copied into a page's working directory: blocks run ``snippets/x.py`` by
 relative path, as a reader would from the repository root, without being able to change them."""
@@ -177,7 +182,7 @@ def _watch(proc, progress: _Progress, blocks: list[Block], seen: set[psutil.Proc
     collects the processes it started, so that they can be killed even if the interpreter dies
     first and they are orphaned."""
     started, limit, current = time.monotonic(), STARTUP_SECONDS, None
-    polls, over_since = 0, None
+    polls, over_since, cpu_then = 0, None, 0.0
     while proc.poll() is None:
         time.sleep(0.05)
         polls += 1
@@ -190,8 +195,12 @@ def _watch(proc, progress: _Progress, blocks: list[Block], seen: set[psutil.Proc
             current, started, over_since = now_running, time.monotonic(), None
             limit = blocks[current].timeout + GRACE_SECONDS if current is not None else STARTUP_SECONDS
         if current is not None and _size(output) > cap:
-            over_since = over_since or time.monotonic()
-            if time.monotonic() - over_since > OVERFLOW_GRACE_SECONDS:
+            if over_since is None:  # what the block started so far counts from now on
+                with contextlib.suppress(psutil.Error):
+                    seen.update(psutil.Process(proc.pid).children(recursive=True))
+                over_since, cpu_then = time.monotonic(), _cpu_seconds(proc, seen)
+            if _cpu_seconds(proc, seen) - cpu_then > OVERFLOW_GRACE_CPU_SECONDS or \
+                    time.monotonic() - over_since > OVERFLOW_GRACE_SECONDS:
                 proc.kill()
                 proc.wait()
                 return (f"OutputTooLong: the block printed more than the limit of {cap // 1024} KiB per "
@@ -204,6 +213,19 @@ def _watch(proc, progress: _Progress, blocks: list[Block], seen: set[psutil.Proc
             return (f"Timeout: the block did not finish in {blocks[current].timeout:g} s and did "
                     f"not stop at its limit; killed after {limit:g} s")
     return None
+
+
+def _cpu_seconds(proc, seen: set[psutil.Process]) -> float:
+    """CPU time spent so far by the interpreter, the children it has reaped and those still running."""
+    total = 0.0
+    with contextlib.suppress(psutil.Error):
+        t = psutil.Process(proc.pid).cpu_times()
+        total += t.user + t.system + t.children_user + t.children_system
+    for child in list(seen):
+        with contextlib.suppress(psutil.Error):
+            t = child.cpu_times()
+            total += t.user + t.system
+    return total
 
 
 def _size(path: Path) -> int:

@@ -1,0 +1,79 @@
+"""README command 2 on a busy machine: the tests beside N CPU-bound processes, the result reported.
+
+Why: a verdict that depends on the machine's load fails a contributor's run for nothing (a
+count read at a fixed moment, a wall-clock bound, a grace in seconds). This runs a command (by
+default README command 2's test part, ``python -m pytest``, in this checkout) while ``--load N``
+processes spin on the cores, ``--runs K`` times in a row, and prints each run's time, exit status
+and pytest's closing line; exit status 1 if any run failed.
+
+    .venv/bin/python tests/stress.py --load 2 --runs 3
+    .venv/bin/python tests/stress.py --load 4 -- .venv/bin/python -m pytest tests/test_capture.py
+
+Each run's log is kept in ``reports/stress/run-K.log``; ``reports/stress.md`` lists the runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "reports" / "stress"
+
+
+def spin() -> None:
+    """One busy core: pure Python arithmetic, forever (ended by the parent)."""
+    x = 0
+    while True:
+        x = (x * 31 + 7) % 1_000_003
+
+
+def closing_line(log: str) -> str:
+    lines = [line.strip("= ").strip() for line in log.splitlines() if line.strip()]
+    return next((line for line in reversed(lines) if " in " in line and ("passed" in line or "failed" in line
+                                                                        or "error" in line)), lines[-1] if lines else "")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--load", type=int, default=2, help="CPU-bound processes beside the command")
+    parser.add_argument("--runs", type=int, default=1, help="runs in a row")
+    parser.add_argument("command", nargs="*", help="the command (default: .venv/bin/python -m pytest)")
+    args = parser.parse_args()
+    command = args.command or [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
+    OUT.mkdir(parents=True, exist_ok=True)
+    rows, failed = [], 0
+    for k in range(1, args.runs + 1):
+        load = [multiprocessing.Process(target=spin, daemon=True) for _ in range(args.load)]
+        for p in load:
+            p.start()
+        start = time.monotonic()
+        try:
+            done = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+        finally:
+            for p in load:
+                p.kill()
+                p.join()
+        seconds = time.monotonic() - start
+        log = done.stdout.decode("utf-8", "replace")
+        (OUT / f"run-{k}.log").write_text(log, encoding="utf-8")
+        row = (k, seconds, done.returncode, closing_line(log))
+        rows.append(row)
+        failed += done.returncode != 0
+        print(f"run {k}: {seconds:.0f} s, exit {done.returncode}: {row[3]}", flush=True)
+    lines = [f"# Stress: `{' '.join(Path(c).name if i == 0 else c for i, c in enumerate(command))}` "
+             f"beside {args.load} CPU-bound processes, {os.cpu_count()} cores", "",
+             "| run | seconds | exit | pytest's closing line |", "|---:|---:|---:|---|"]
+    lines += [f"| {k} | {s:.0f} | {rc} | {line} |" for k, s, rc, line in rows]
+    (ROOT / "reports" / "stress.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
