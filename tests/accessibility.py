@@ -16,6 +16,17 @@ after the page's screenshot, since every axe rule walks the whole tree (6,500 el
 that page). Output blocks (plain text, no spans) and inline code are checked whole. The same page
 then takes 2-3 s; a changed colour on any one token still fails, because that token's colour makes
 it a sample of its own (``test_accessibility_check_fails_...`` in ``test_browser.py``).
+
+The same holds for text elements a page repeats in one look: inline code (389 on the ``scatter_``
+page), the navigation's entries, output titles. Of each look (tag, class, colour, font, decoration,
+opacity, shadow, background behind it), the first is audited and the others are excluded; the marks
+are made anew in each scheme, so two elements alike in one scheme and not in the other are both
+audited in the other. They hold no roles, names or states of their own for other rules to check.
+
+Since ``fieldnotes.highlight`` leaves names and punctuation as the code element's own text, most
+blocks have words outside token spans. Those blocks were once checked whole (every token span: 600
+of the 1,274 elements colour-contrast checked on the ``scatter_`` page); now the code element stays
+in, for its own text in its own colour, and its token spans are sampled and unwrapped like the rest.
 """
 
 from __future__ import annotations
@@ -43,10 +54,12 @@ SAMPLE_CODE = r"""() => {
   const seen = new Set();
   for (const code of document.querySelectorAll('.highlight pre > code')) {
     const own = [...code.childNodes].filter(n => n.nodeType === Node.TEXT_NODE).map(n => n.data).join('');
-    if (/[\p{L}\p{N}]/u.test(own)) continue;  // words outside token spans: the block is checked whole
-    code.setAttribute('data-axe-tokens', '');
+    // Words outside token spans (fieldnotes.highlight leaves names as plain text): the code element
+    // stays in, for that text in the code's own colour; otherwise it is left out and only its samples count.
+    if (!/[\p{L}\p{N}]/u.test(own)) code.setAttribute('data-axe-tokens', '');
     for (const span of code.querySelectorAll('span')) {
       if (!/[\p{L}\p{N}]/u.test(span.textContent)) continue;  // axe skips punctuation-only text
+      if (!span.checkVisibility()) continue;  // nor hidden text (a closed details): no sample there
       const s = getComputedStyle(span);
       const key = [span.className, s.color, s.fontWeight, s.fontStyle, s.fontSize, s.textDecorationLine, opaque(span)].join('|');
       if (!seen.has(key)) { seen.add(key); span.setAttribute('data-axe-sample', ''); }
@@ -54,9 +67,21 @@ SAMPLE_CODE = r"""() => {
     for (const span of [...code.querySelectorAll('span:not([data-axe-sample])')])
       if (!span.querySelector('[data-axe-sample]')) span.replaceWith(...span.childNodes);
   }
+  // Repeated text elements (inline code, the nav's entries, output titles): in this scheme, the first
+  // of each look stays in, the others are left out; marked anew at each call (each scheme).
+  const looks = new Set();
+  for (const el of document.querySelectorAll(':not(pre) > code, .md-nav .md-ellipsis, .highlight .filename')) {
+    el.removeAttribute('data-axe-same');
+    if (el.children.length || !/[\p{L}\p{N}]/u.test(el.textContent)) continue;  // text only
+    if (!el.checkVisibility()) continue;  // hidden (a collapsed nav section): axe skips it anyway
+    const s = getComputedStyle(el);
+    const key = [el.tagName, el.className, s.color, s.fontWeight, s.fontStyle, s.fontSize, s.textDecorationLine,
+                 s.opacity, s.textShadow, opaque(el)].join('|');
+    if (looks.has(key)) el.setAttribute('data-axe-same', ''); else looks.add(key);
+  }
 }"""
 
-CONTEXT = {"include": [["html"], ["[data-axe-sample]"]], "exclude": [["[data-axe-tokens]"]]}
+CONTEXT = {"include": [["html"], ["[data-axe-sample]"]], "exclude": [["[data-axe-tokens]"], ["[data-axe-same]"]]}
 
 
 def scheme(page) -> str:

@@ -19,6 +19,11 @@ def launch(playwright):
     return playwright.chromium.launch(executable_path=BROWSER, args=BROWSER_ARGS)
 
 
+WAIT_MS = 60_000
+"""How long a wait for a condition in the browser may last before it fails (a page loaded, a
+sitemap fetched, results shown). A quiet machine meets each in well under a second: the bound
+only ends a wait that would never end, so a busy machine waits longer instead of failing."""
+
 BROWSERS = 2
 """Browsers at once for the every-page tests: one Chromium keeps one of two cores busy."""
 

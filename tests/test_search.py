@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
-from browsing import in_browsers
+from browsing import WAIT_MS, in_browsers
 from fieldnotes.languages import LANGS
 from fieldnotes.search import ALIASES, ERRORS, SYNONYMS, AliasError, add_aliases, api_name, load_aliases, \
     load_synonyms, page_apis
@@ -70,7 +70,7 @@ RULES = {  # (query, the page that must come first, the rule); per language
     ],
 }
 
-TYPE = """async ([query, idle]) => {
+TYPE = """async ([query, idle, wait]) => {
     // What a reader does, in one round trip: empty the box, wait for Material's idle message
     // (so a result count equal to the last one is not taken for this query's), type the
     // query, wait for the results. Material's search box reacts to keyup.
@@ -80,7 +80,7 @@ TYPE = """async ([query, idle]) => {
         if (ok()) return resolve();
         const watch = new MutationObserver(() => { if (ok()) { watch.disconnect(); resolve(); } });
         watch.observe(meta, {childList: true, characterData: true, subtree: true});
-        setTimeout(() => { watch.disconnect(); reject(new Error("no results shown for " + query)); }, 15000);
+        setTimeout(() => { watch.disconnect(); reject(new Error("no results shown for " + query)); }, wait);
     });
     const type = value => { box.value = value; box.dispatchEvent(new KeyboardEvent("keyup", {key: "End"})); };
     type("");
@@ -102,7 +102,7 @@ def search_items(page, query: str) -> list[dict]:
         box.click()  # focus: the index is fetched now (docs/overrides/assets/search-on-demand.js)
     idle = page.evaluate(  # "Type to start searching", once the index is loaded and empty query
         "JSON.parse(document.getElementById('__config').textContent).translations['search.result.placeholder']")
-    return page.evaluate(TYPE, [query, idle])
+    return page.evaluate(TYPE, [query, idle, WAIT_MS])
 
 
 def search(page, query: str) -> list[str]:
