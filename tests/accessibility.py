@@ -44,6 +44,14 @@ THEME = {
 """Violations below FAILING_IMPACTS that come from the theme, left with the reason (reported, not failing)."""
 
 SAMPLE_CODE = r"""() => {
+  // Colours at their final values: a CSS transition still running (Material fades colours, on a
+  // hover or a scheme switch) shows axe and the sampling an in-between colour for a moment.
+  if (!document.getElementById('axe-still')) {
+    const still = document.createElement('style');
+    still.id = 'axe-still';
+    still.textContent = '*, *::before, *::after { transition: none !important; animation: none !important }';
+    document.head.appendChild(still);
+  }
   const opaque = el => {
     for (; el; el = el.parentElement) {
       const bg = getComputedStyle(el).backgroundColor;
