@@ -22,11 +22,12 @@ usual aliases (``F``, ``nn``, ``optim``, ``dist``) when a block uses them withou
 from __future__ import annotations
 
 import argparse
+import functools
 import ast
 import json
 import re
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,24 +48,18 @@ class Finding:
 class Source:
     """One file's code, parsed, with its import aliases resolved."""
 
-    def __init__(self, code: str, path: str = "<code>", context: str = ""):
+    def __init__(self, code: str, path: str = "<code>", context: str | Sequence[str] = ""):
         self.code, self.path = code, path
         self.tree = ast.parse(code, filename=path)
+        self.nodes = list(ast.walk(self.tree))  # walked once; every rule reads this list
         self.lines = code.splitlines()
         self.aliases = dict(DEFAULT_ALIASES)
-        try:  # the code that ran before this (a page's earlier blocks): only its imports count
-            before = list(ast.walk(ast.parse(context))) if context else []
-        except SyntaxError:
-            before = []
-        for node in before + list(ast.walk(self.tree)):
-            if isinstance(node, ast.Import):
-                for a in node.names:
-                    self.aliases[(a.asname or a.name).split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                for a in node.names:
-                    self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+        # the code that ran before this (a page's earlier blocks, each read once): only its imports count
+        for earlier in [context] if isinstance(context, str) else context:
+            self.aliases.update(_import_aliases(earlier))
+        self.aliases.update(_aliases(self.nodes))
         self.parents: dict[ast.AST, ast.AST] = {}
-        for parent in ast.walk(self.tree):
+        for parent in self.nodes:
             for child in ast.iter_child_nodes(parent):
                 self.parents[child] = parent
 
@@ -83,7 +78,7 @@ class Source:
     def calls(self, *names: str) -> Iterator[ast.Call]:
         """Calls of the given dotted names (imports resolved), in source order."""
         wanted = set(names)
-        for node in ast.walk(self.tree):
+        for node in self.nodes:
             if isinstance(node, ast.Call) and self.name(node.func) in wanted:
                 yield node
 
@@ -93,6 +88,31 @@ class Source:
             if isinstance(node, kinds):
                 return node
         return None
+
+
+def _aliases(nodes: list[ast.AST]) -> dict[str, str]:
+    """The names the imports among ``nodes`` bind, each to the dotted name it stands for."""
+    aliases: dict[str, str] = {}
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                aliases[(a.asname or a.name).split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for a in node.names:
+                aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+    return aliases
+
+
+@functools.lru_cache(maxsize=4096)
+def _import_aliases(code: str) -> dict[str, str]:
+    """The import aliases of earlier code (parsed once per piece: a page's blocks are the context of
+    every later block, which made linting a page quadratic); code that does not parse binds none."""
+    if not code:
+        return {}
+    try:
+        return _aliases(list(ast.walk(ast.parse(code))))
+    except SyntaxError:
+        return {}
 
 
 def keyword(call: ast.Call, name: str) -> ast.keyword | None:
@@ -172,7 +192,7 @@ def _bodies(tree: ast.AST) -> Iterator[list[ast.stmt]]:
 def _constructed(src: Source) -> dict[str, str]:
     """Names assigned the result of a call, with the callee's dotted name (``opt = optim.SGD(...)``)."""
     found = {}
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             callee = src.name(node.value.func)
             for target in node.targets:
@@ -184,7 +204,7 @@ def _constructed(src: Source) -> dict[str, str]:
 @rule("module-plain-list-not-trained")
 def _layers_in_a_list(src: Source):
     """self.layers = [nn.Linear(...), ...] in a Module: not registered, not trained."""
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         if not (isinstance(node, ast.Assign) and any(_self_attribute(t) for t in node.targets)) or \
                 not _in_module_class(src, node):
             continue
@@ -213,7 +233,7 @@ FACTORIES = {f"torch.{n}" for n in ("tensor", "zeros", "ones", "empty", "full", 
 @rule("module-tensor-attribute-not-buffer")
 def _tensor_attribute(src: Source):
     """self.x = torch.zeros(...) in a Module's __init__: not in state_dict, not moved by .to()."""
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         if isinstance(node, ast.Assign) and any(_self_attribute(t) for t in node.targets) and \
                 isinstance(node.value, ast.Call) and src.name(node.value.func) in FACTORIES:
             method = src.enclosing(node, (ast.FunctionDef,))
@@ -225,7 +245,7 @@ def _tensor_attribute(src: Source):
 def _softmax_into_cross_entropy(src: Source):
     """cross_entropy / CrossEntropyLoss given probabilities: it applies log_softmax itself."""
     losses = {n for n, kind in _constructed(src).items() if kind == "torch.nn.CrossEntropyLoss"}
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         if not isinstance(node, ast.Call) or not node.args:
             continue
         callee = src.name(node.func)
@@ -251,7 +271,7 @@ def _is_softmax(src: Source, node: ast.AST) -> bool:
 @rule("cross-entropy-log-of-softmax")
 def _log_of_softmax(src: Source):
     """torch.log(softmax(x)): -inf where a probability underflows; log_softmax does not."""
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         if isinstance(node, ast.Call):
             if src.name(node.func) == "torch.log" and node.args and _is_softmax(src, node.args[0]):
                 yield node, "use log_softmax"
@@ -273,7 +293,7 @@ def _adam_weight_decay(src: Source):
 @rule("inference-volatile-ignored")
 def _volatile(src: Source):
     """volatile=True has done nothing since torch 0.4."""
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         if isinstance(node, ast.Call) and keyword(node, "volatile") is not None:
             yield node, "use torch.no_grad() or torch.inference_mode()"
 
@@ -289,7 +309,7 @@ CUDNN_FLAGS = {"benchmark", "deterministic", "enabled", "allow_tf32", "benchmark
 
 @rule("cudnn-benchmark-typo-silent")
 def _cudnn_typo(src: Source):
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 name = src.name(target) if isinstance(target, ast.Attribute) else None
@@ -307,7 +327,7 @@ def _cuda_amp(src: Source):
 
 @rule("hooks-old-backward-hook")
 def _old_backward_hook(src: Source):
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                 node.func.attr == "register_backward_hook":
             yield node, "use register_full_backward_hook"
@@ -322,11 +342,11 @@ def _empty_cache_in_loop(src: Source):
 
 # not yet a rule (no page block shows it as a reader writes it): ddp-sampler-set-epoch-missing
 def _sampler_without_set_epoch(src: Source):
-    made = [n for n in ast.walk(src.tree) if isinstance(n, ast.Call)
+    made = [n for n in src.nodes if isinstance(n, ast.Call)
             and src.name(n.func) == "torch.utils.data.distributed.DistributedSampler"
             or isinstance(n, ast.Call) and src.name(n.func) == "torch.utils.data.DistributedSampler"]
     sets = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "set_epoch"
-               for n in ast.walk(src.tree))
+               for n in src.nodes)
     if made and not sets:
         for call in made:
             if keyword(call, "shuffle") is None or constant(keyword(call, "shuffle").value) is not False:
@@ -335,7 +355,7 @@ def _sampler_without_set_epoch(src: Source):
 
 @rule("init-called-in-forward")
 def _init_in_forward(src: Source):
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         if isinstance(node, ast.Call) and (src.name(node.func) or "").startswith("torch.nn.init."):
             method = src.enclosing(node, (ast.FunctionDef,))
             if method is not None and method.name == "forward":
@@ -346,7 +366,7 @@ def _init_in_forward(src: Source):
 def _local_rank_argument(src: Source):
     """A script that needs --local_rank on its command line: torchrun passes none."""
     reads_env = "LOCAL_RANK" in src.code
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument" \
                 and any(constant(a) in ("--local_rank", "--local-rank") for a in node.args):
             required = constant(keyword(node, "required").value) if keyword(node, "required") else False
@@ -379,7 +399,7 @@ def _weights_only_implicit(src: Source):
 
 @rule("cudnn-benchmark-int-not-bool")
 def _cudnn_int(src: Source):
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and \
                 type(node.value.value) is int:
             for target in node.targets:
@@ -413,7 +433,7 @@ def _tensor_class_with_sizes(src: Source):
 
 @rule("module-missing-super-init")
 def _no_super_init(src: Source):
-    for cls in ast.walk(src.tree):
+    for cls in src.nodes:
         if not (isinstance(cls, ast.ClassDef) and any((src.name(b) or "").endswith("Module") for b in cls.bases)):
             continue
         for method in cls.body:
@@ -427,7 +447,7 @@ def _no_super_init(src: Source):
 def _compiled_state_dict(src: Source):
     """state_dict() of the object torch.compile returns: every key starts with _orig_mod."""
     compiled = {n for n, kind in _constructed(src).items() if kind == "torch.compile"}
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "state_dict" \
                 and isinstance(node.func.value, ast.Name) and node.func.value.id in compiled:
             yield node, "save the original module's state_dict() (or compiled._orig_mod's)"
@@ -438,7 +458,7 @@ def _ddp_state_dict(src: Source):
     """torch.save(ddp_model.state_dict()): every key starts with module."""
     wrapped = {n for n, kind in _constructed(src).items()
                if kind.split(".")[-1] in ("DistributedDataParallel", "DataParallel", "DDP")}
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "state_dict" \
                 and isinstance(node.func.value, ast.Name) and node.func.value.id in wrapped:
             yield node, "save model.module.state_dict()"
@@ -480,7 +500,7 @@ def _clip_before_unscale(src: Source):
 @rule("ddp-launch-unrecognized-local-rank")
 def _underscore_only(src: Source):
     """Only --local_rank: torch.distributed.launch passes --local-rank since torch 2.0."""
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
             flags = {constant(a) for a in node.args}
             if "--local_rank" in flags and "--local-rank" not in flags:
@@ -504,7 +524,7 @@ def _loader_without_guard(src: Source):
 
 
 def _has_workers(src: Source, name: str) -> bool:
-    for node in ast.walk(src.tree):
+    for node in src.nodes:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets) \
                 and isinstance(node.value, ast.Call):
             workers = keyword(node.value, "num_workers")
@@ -515,7 +535,7 @@ def _has_workers(src: Source, name: str) -> bool:
 # --- running it ---------------------------------------------------------------------------------
 
 def lint_code(code: str, path: str = "<code>", select: set[str] | None = None,
-              ignore: set[str] | None = None, context: str = "") -> list[Finding]:
+              ignore: set[str] | None = None, context: str | Sequence[str] = "") -> list[Finding]:
     """Every finding in one piece of code (raises SyntaxError if it does not parse); ``context``:
     code that ran before it in the same namespace (a page's earlier blocks), read for its imports."""
     src = Source(code, path, context)
@@ -678,14 +698,14 @@ def page_problems(page: Path, root: Path) -> list[str]:
     names no rule. Each problem names the page's line (or the included file's)."""
     from fieldnotes.blocks import read_blocks
 
-    problems, before = [], ""
+    problems, before = [], []
     for block in read_blocks(page, root=root):
         for pid in block.lint_mistake + block.lint_fix:
             if pid not in RULES:
                 problems.append(f"{block.where}: lint marker names {pid!r}, which is no rule")
         if block.syntax != "python":
             continue
-        context, before = before, before + (block.code if not block.file else "")
+        context, before = before, before + ([block.code] if not block.file else [])
         try:
             findings = lint_code(block.code, block.where, context=context)
         except SyntaxError as e:
