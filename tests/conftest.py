@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
+import concurrent.futures
 import functools
 import http.server
 import os
@@ -91,15 +92,25 @@ def pytest_collection_modifyitems(items):
     items.sort(key=stage)  # stable: within a stage, collection order
 
 
+@pytest.hookimpl(trylast=True)  # after fieldnotes.pytest_plugin has started the pages' runs
 def pytest_collection_finish(session):
-    """Start what runs in the background once collection has ended (the pages' own runs start
-    in fieldnotes.pytest_plugin): every page's notebook and script, if their tests were selected."""
+    """Every page's notebook and script (if their tests were selected) start running in the
+    background as soon as the pages' own runs are done, so that they run beside the tests of the
+    built site instead of after them, without adding to the load while the pages run (their blocks
+    have time limits, and the launch pages' ranks wait on each other)."""
     if session.config.option.collectonly:
         return
-    for item in session.items:
-        if item.nodeid.startswith("tests/test_downloads.py::test_the_files_print_what_the_page_shows"):
-            item.module.start_executions()
-            return
+    files = next((item for item in session.items
+                  if item.nodeid.startswith("tests/test_downloads.py::test_the_files_print_what_the_page_shows")), None)
+    if files is None:
+        return
+    pages = [future for future in {getattr(item.parent, "future", None) for item in session.items} if future]
+
+    def start() -> None:
+        concurrent.futures.wait(pages)
+        files.module.start_executions()
+
+    threading.Thread(target=start, name="fieldnotes-downloads-start", daemon=True).start()
 
 
 def _tree_state() -> str | None:

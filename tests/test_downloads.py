@@ -18,6 +18,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -292,16 +293,20 @@ def made_here(page: str) -> tuple[str, downloads.Downloads]:
     return downloads.code_key(made.notebook, made.script), made
 
 
+_starting = threading.Lock()
+
+
 def start_executions() -> None:
-    """Every page's notebook and script, run once for the session in a pool, started at the end
-    of collection (conftest.py) when a test of them was selected: they run while the pages run and
-    the tests that need no site do, instead of after the browser tests (reports/ci-time.md)."""
-    if _executions:
-        return
-    for p in PAGES:
-        made = made_here(p)[1]
-        for k, text in (("notebook", made.notebook), ("script", made.script)):
-            _executions[(p, k)] = _pool.submit(_run_in_temp, text, k)
+    """Every page's notebook and script, run once for the session in a pool: started by conftest.py
+    once the pages' own runs are done (or by the first test that needs one), so that they run
+    beside the tests of the built site, not after them (reports/ci-time.md)."""
+    with _starting:
+        if _executions:
+            return
+        for p in PAGES:
+            made = made_here(p)[1]
+            for k, text in (("notebook", made.notebook), ("script", made.script)):
+                _executions[(p, k)] = _pool.submit(_run_in_temp, text, k)
 
 
 def stop_executions() -> None:
