@@ -60,16 +60,17 @@ def main() -> int:
         for p in load:
             p.start()
         start = time.monotonic()
+        path = OUT / f"run-{k}.log"  # written as the run goes: follow it with tail -f
         try:
-            done = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                  env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+            with path.open("wb") as out:
+                done = subprocess.run(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+                                      env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
         finally:
             for p in load:
                 p.kill()
                 p.join()
         seconds = time.monotonic() - start
-        log = done.stdout.decode("utf-8", "replace")
-        (OUT / f"run-{k}.log").write_text(log, encoding="utf-8")
+        log = path.read_text(encoding="utf-8", errors="replace")
         row = (k, seconds, done.returncode, closing_line(log))
         rows.append(row)
         failed += done.returncode != 0
