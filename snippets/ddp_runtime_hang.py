@@ -1,7 +1,10 @@
 """One rank runs a collective that the other does not, with short timeouts.
 
 --extra R    the rank that runs one extra all_reduce (say, a metric logged inside `if rank == R`)
---monitored  all ranks meet at dist.monitored_barrier() before the next collective"""
+--monitored  all ranks meet at dist.monitored_barrier() before the next collective
+
+Rank R times out after 3 s, the others after 20 s: the first rank to time out closes its
+connections, and which one comes first when all share one timeout is a matter of milliseconds."""
 import argparse
 import datetime
 import os
@@ -17,8 +20,9 @@ parser.add_argument("--extra", type=int, default=0)
 parser.add_argument("--monitored", action="store_true")
 args = parser.parse_args()
 
-dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=3))  # the default is 30 min
-rank = dist.get_rank()
+rank = int(os.environ["RANK"])
+seconds = 3 if rank == args.extra else 20
+dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=seconds))  # the default is 30 min
 try:
     if rank == args.extra:
         dist.all_reduce(torch.ones(1))  # only this rank
@@ -31,6 +35,7 @@ except RuntimeError as e:
     message = re.sub(r"^\[\S+\] ", "", message)  # the C++ source location
     message = re.sub(r", TensorDtypes=.*?\(nullopt\)\)\)", ")", message)  # dtype and device details
     message = message.split(".Collectives differ")[0]
+    message = re.sub(r" \[[^\]]*\]:\d+", "", message)  # the peer's address and port
     sys.stdout.write(f"rank {rank}: RuntimeError: {message}\n")  # one write: ranks write at once
     sys.stdout.flush()
     # Stay up until every rank has reported: a rank that exits first closes its connections, and
