@@ -10,6 +10,8 @@ itself, read from the README (venv, install, ``python -m pytest``), in this chec
     .venv/bin/python tests/stress.py --load 4 -- .venv/bin/python -m pytest tests/test_capture.py
 
 Each run's log is kept in ``reports/stress/run-K.log``; ``reports/stress.md`` lists the runs.
+Each run has an empty store of its own (``FIELDNOTES_STORE`` in a new temporary folder), as a
+fresh clone has: a second run that found the first run's page results would not run the pages.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import multiprocessing
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -62,9 +65,9 @@ def main() -> int:
         start = time.monotonic()
         path = OUT / f"run-{k}.log"  # written as the run goes: follow it with tail -f
         try:
-            with path.open("wb") as out:
+            with path.open("wb") as out, tempfile.TemporaryDirectory(prefix="stress-store-") as store:
                 done = subprocess.run(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-                                      env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+                                      env=dict(os.environ, NO_MKDOCS_2_WARNING="1", FIELDNOTES_STORE=store))
         finally:
             for p in load:
                 p.kill()
