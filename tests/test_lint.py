@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -252,3 +253,153 @@ def test_the_pre_commit_hook_runs_the_console_script():
     (hook,) = hooks
     assert hook["id"] == "fieldnotes-lint" and hook["entry"] in scripts and hook["language"] == "python"
     assert scripts[hook["entry"]] == "fieldnotes.lint:main"
+
+
+# Files a repository holds that the checker must never stop at (../shared/reviews/lint-field-test.md,
+# section 5): each case is named or checked, and the run goes on to the file after it.
+VOLATILE = "x = Variable(t, volatile=True)\n"  # one finding: inference-volatile-ignored
+ODD = {  # name: (bytes, None if it is checked, else words of the reason it gives)
+    "a_bom.py": ("\ufeffimport torch\n" + VOLATILE).encode("utf-8"),
+    "a_latin1.py": ("# -*- coding: latin-1 -*-\n# café\n" + VOLATILE).encode("latin-1"),
+    "b_deep.py": ("x = " + "+".join(["1"] * 200_000) + "\n").encode(),
+    "b_list.ipynb": b"[1, 2]",
+    "b_nbformat3.ipynb": json.dumps({"nbformat": 3, "nbformat_minor": 0, "worksheets": [{"cells": []}],
+                                     "metadata": {}}).encode(),
+    "b_truncated.ipynb": b'{"cells": [{"cell_type": "code", "sou',
+    "b_python2.py": b'print "x"\n',
+    "b_nul.py": b"x = 1\x00\n",
+    "b_cell_is_text.ipynb": json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+                                        "cells": ["x = 1"]}).encode(),
+    "b_unknown_coding.py": b"# -*- coding: no-such-codec -*-\nx = 1\n",
+}
+REASONS = {"b_deep.py": "too deeply nested", "b_list.ipynb": "its JSON is a list",
+           "b_nbformat3.ipynb": "nbformat 3", "b_truncated.ipynb": "does not parse",
+           "b_python2.py": "SyntaxError", "b_nul.py": "null bytes",
+           "b_cell_is_text.ipynb": "cell 1 is a str", "b_unknown_coding.py": "SyntaxError: unknown encoding"}
+
+
+def _notebook(*cells: str, nbformat: int = 4) -> str:
+    return json.dumps({"cells": [{"cell_type": "code", "source": c, "metadata": {}, "outputs": []} for c in cells],
+                       "metadata": {}, "nbformat": nbformat, "nbformat_minor": 5})
+
+
+def test_files_are_read_as_python_reads_them(tmp_path):
+    """A byte-order mark and a coding comment (PEP 263) are honoured, as python honours them."""
+    for name in ("a_bom.py", "a_latin1.py"):
+        (tmp_path / name).write_bytes(ODD[name])
+        assert subprocess.run([sys.executable, str(tmp_path / name)], capture_output=True).stderr.count(b"SyntaxError") == 0
+        found, reason = lint.check_file(tmp_path / name)
+        assert reason is None and [(f.line, f.rule) for f in found] == [(ODD[name].count(b"\n"), "inference-volatile-ignored")]
+
+
+def test_an_odd_file_is_named_on_one_line_and_the_run_goes_on(tmp_path):
+    """Each case is named with its reason on one line (no traceback) and the file after it is
+    still checked; exit status 2 wins over 1 (a finding), which wins over 0."""
+    for name, data in ODD.items():
+        (tmp_path / name).write_bytes(data)
+    (tmp_path / "c_dangling.py").symlink_to(tmp_path / "nowhere.py")
+    (tmp_path / "c_folder.py").mkdir()  # a folder named like a file: not a file, nothing to say
+    (tmp_path / "z_last.py").write_text(VOLATILE, encoding="utf-8")
+    done = _run(str(tmp_path))
+    assert "Traceback" not in done.stderr, done.stderr
+    named = dict(line.split(": cannot be checked: ", 1) for line in done.stderr.splitlines())
+    assert set(named) == {str(tmp_path / n) for n in [*REASONS, "c_dangling.py"]}, done.stderr
+    for name, words in REASONS.items():
+        assert words in named[str(tmp_path / name)], (name, named[str(tmp_path / name)])
+    assert "FileNotFoundError" in named[str(tmp_path / "c_dangling.py")]
+    checked = {line.split(":", 1)[0] for line in done.stdout.splitlines()}
+    assert checked == {str(tmp_path / n) for n in ("a_bom.py", "a_latin1.py", "z_last.py")}, done.stdout
+    assert done.returncode == lint.UNCHECKED == 2
+    assert _run(str(tmp_path / "z_last.py")).returncode == lint.FOUND == 1
+    (tmp_path / "clean.py").write_text("x = 1\n", encoding="utf-8")
+    assert _run(str(tmp_path / "clean.py")).returncode == 0
+    assert _run(str(tmp_path / "b_list.ipynb"), str(tmp_path / "clean.py")).returncode == 2
+
+
+def test_magics_keep_the_cell_valid_python_and_the_lines_in_place(tmp_path):
+    """yolov5's tutorial: an ``elif`` whose body is only magics (blanked, the body was empty:
+    IndentationError); shell assignments, help, continued shell lines too. The finding after them
+    keeps its line number."""
+    cell = ("logger = 'TensorBoard'\nif logger == 'Comet':\n  import comet_ml\n"
+            "elif logger == 'TensorBoard':\n  %load_ext tensorboard\n  %tensorboard --logdir runs/train\n"
+            "files = !ls\nx, y = %who_ls\ntorch.nn.Linear?\n!pip install \\\n    torch\n" + VOLATILE)
+    assert lint.without_magics(cell)[3:11] == [
+        "elif logger == 'TensorBoard':", "  pass", "  pass", "files = None", "x, y = None", "pass", "pass", ""]
+    (tmp_path / "tutorial.ipynb").write_text(_notebook("%%time\nnot python at all\n", cell), encoding="utf-8")
+    found, reason = lint.check_file(tmp_path / "tutorial.ipynb")
+    assert reason is None and [(f.line, f.rule) for f in found] == [(2 + 12, "inference-volatile-ignored")]
+
+
+def _mutations(rng, data: bytes, count: int) -> Iterator[bytes]:
+    """Truncations, replaced and deleted bytes, removed and re-indented lines of real files."""
+    for _ in range(count):
+        kind = rng.randrange(4)
+        if kind == 0:
+            yield data[:rng.randrange(len(data) + 1)]
+        elif kind == 1:
+            b = bytearray(data)
+            for _ in range(rng.randint(1, 8)):
+                b[rng.randrange(len(b))] = rng.randrange(256)
+            yield bytes(b)
+        elif kind == 2:
+            lines = data.splitlines(True)
+            del lines[rng.randrange(len(lines))]
+            yield b"".join(lines)
+        else:
+            lines = data.splitlines(True)
+            i = rng.randrange(len(lines))
+            lines[i] = b" " * rng.choice([1, 3, 8]) + lines[i]
+            yield b"".join(lines)
+
+
+def _shapes(rng) -> Iterator[object]:
+    """JSON values where a notebook's parts have the wrong type or are missing."""
+    good = json.loads(_notebook("import torch\n" + VOLATILE, "%time x = 1\n"))
+    wrong = [None, 1, "x", [], {}, [1], {"a": 1}, ["x", 2]]
+    for _ in range(60):
+        nb = json.loads(json.dumps(good))
+        path = rng.choice([(), ("cells",), ("cells", 0), ("cells", 0, "source"), ("cells", 1, "cell_type"),
+                           ("nbformat",), ("cells", 0, "source", 0)])
+        target = nb
+        try:
+            for key in path[:-1]:
+                target = target[key]
+            if path:
+                target[path[-1]] = rng.choice(wrong)
+            else:
+                nb = rng.choice(wrong)
+        except (KeyError, IndexError, TypeError):
+            pass
+        yield nb
+
+
+def test_random_and_broken_files_never_make_it_raise(tmp_path):
+    """Fuzz (seeded, so a failure repeats): the site's own snippets and a notebook of them,
+    truncated and garbled, and notebooks whose JSON has the wrong shapes. ``check_file`` returns
+    findings or a reason for every one, and the command over the whole folder exits 0, 1 or 2
+    with no traceback."""
+    import random
+
+    rng = random.Random(20261204)
+    sources = [p.read_bytes() for p in sorted((ROOT / "snippets").glob("*.py"))[:12]]
+    notebook = _notebook(*(s.decode() for s in sources[:4])).encode()
+    cases = {}
+    for i, data in enumerate(sources):
+        for j, mutated in enumerate(_mutations(rng, data, 12)):
+            cases[f"py{i:02}_{j:02}.py"] = mutated
+    for j, mutated in enumerate(_mutations(rng, notebook, 60)):
+        cases[f"nb_bytes_{j:02}.ipynb"] = mutated
+    for j, shape in enumerate(_shapes(rng)):
+        cases[f"nb_shape_{j:02}.ipynb"] = json.dumps(shape).encode()
+    for name, data in cases.items():
+        (tmp_path / name).write_bytes(data)
+    outcomes = {"checked": 0, "named": 0}
+    for name in cases:
+        found, reason = lint.check_file(tmp_path / name)  # raising here fails the test
+        assert isinstance(found, list) and (reason is None or isinstance(reason, str) and reason)
+        assert "please report" not in (reason or ""), f"{name}: {reason}"
+        outcomes["checked" if reason is None else "named"] += 1
+    assert min(outcomes.values()) > 20, outcomes  # both paths exercised
+    done = _run(str(tmp_path))
+    assert done.returncode in (0, 1, 2) and "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert len(done.stderr.splitlines()) == outcomes["named"]

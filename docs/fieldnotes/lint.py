@@ -4,8 +4,18 @@
 
 PATH: Python files, folders (every ``*.py`` and ``*.ipynb`` under them) and notebooks. Each
 finding is ``file:line:col ID symptom`` and the URL of the pitfall's section on the site, in the
-language asked for; the exit status is 1 when something is found, 2 when a file cannot be read.
-A comment ``# fieldnotes: ignore[ID]`` (or ``ignore[ID1,ID2]``, or bare ``ignore``) silences its line.
+language asked for. A comment ``# fieldnotes: ignore[ID]`` (or ``ignore[ID1,ID2]``, or bare
+``ignore``) silences its line.
+
+The run never stops at a file: as a pre-commit hook or in CI it meets every kind of file a
+repository holds. A file is read as Python reads it (the encoding its byte-order mark or its
+coding comment declares, :func:`read_source`); a notebook's IPython magics become ``pass`` (or
+``x = None`` for ``x = !cmd``) at their own indentation, so the cell stays valid Python; a file
+that still cannot be checked (syntax Python rejects, too deep to parse, JSON that is not an
+nbformat 4 notebook, a file that cannot be opened) is named on one line of standard error with
+the reason, and the others are checked. Exit status (:data:`FOUND`, :data:`UNCHECKED`): 0
+nothing found, 1 findings, 2 a file could not be checked (or the command line is wrong); when
+both happen, 2: the run has not shown every file, so it must not read as "only findings".
 
 Why the standard library's ``ast`` and not libcst: the rules read code, they never rewrite it,
 so a concrete syntax tree (whitespace, comments) buys nothing but a dependency; ``ast`` gives
@@ -27,11 +37,13 @@ import ast
 import json
 import re
 import sys
+import tokenize
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 IGNORE = re.compile(r"#\s*fieldnotes:\s*ignore(?:\[([\w\s,-]+)\])?")
+FOUND, UNCHECKED = 1, 2  # exit statuses; UNCHECKED wins when both happen
 DEFAULT_ALIASES = {"F": "torch.nn.functional", "nn": "torch.nn", "optim": "torch.optim",
                    "dist": "torch.distributed", "np": "numpy"}
 
@@ -556,22 +568,97 @@ def _silenced(lines: list[str], line: int, pid: str) -> bool:
     return m is not None and (m.group(1) is None or pid in {s.strip() for s in m.group(1).split(",")})
 
 
+class Unreadable(Exception):
+    """A file that cannot be checked; the message says why, for the one line that names it."""
+
+
+def read_source(path: Path) -> str:
+    """A Python file's text decoded as Python decodes it: the encoding its byte-order mark or
+    its coding comment (PEP 263) declares, else UTF-8 (``tokenize.open``); the BOM is dropped."""
+    with tokenize.open(path) as f:
+        return f.read()
+
+
+MAGIC_ASSIGN = re.compile(r"^(\s*)([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*[!%]")
+HELP = re.compile(r"^(?:\?{1,2}[\w.]+|[\w.]+\?{1,2})$")
+
+
+def without_magics(source: str) -> list[str]:
+    """A code cell's lines with IPython's syntax made Python, one line for one line (findings keep
+    their line numbers): a cell magic (``%%time``) blanks the cell, whose body need not be Python;
+    a line magic, a shell line (``!pip``) or a help line (``x?``) becomes ``pass`` at its own
+    indentation (blank, an ``elif`` holding only magics would have no body: yolov5's notebooks);
+    ``x = !cmd`` and ``x = %magic`` become ``x = None``; a magic's backslash continuations go with it."""
+    lines = source.splitlines()
+    if source.lstrip().startswith("%%"):
+        return ["" for _ in lines]
+    out: list[str] = []
+    continued = False
+    for line in lines:
+        stripped = line.strip()
+        indent = line[:len(line) - len(line.lstrip())]
+        if continued:
+            out.append("")
+        elif stripped.startswith(("%", "!")) or HELP.match(stripped):
+            out.append(indent + "pass")
+        elif m := MAGIC_ASSIGN.match(line):
+            out.append(f"{m.group(1)}{m.group(2)} = None")
+        else:
+            out.append(line)
+            continue
+        continued = stripped.endswith("\\")
+    return out
+
+
 def notebook_code(path: Path) -> str:
-    """A notebook's code cells as one file, cell lines kept in place (magics blanked)."""
-    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    """A notebook's code cells as one file, cell lines kept in place (:func:`without_magics`);
+    :class:`Unreadable` for JSON that is not an nbformat 4 notebook."""
+    try:
+        nb = json.loads(path.read_bytes())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise Unreadable(f"not a notebook: its JSON does not parse ({e})") from None
+    if not isinstance(nb, dict):
+        raise Unreadable(f"not a notebook: its JSON is a {type(nb).__name__}, not an object")
+    if nb.get("nbformat") != 4 or not isinstance(nb.get("cells"), list):
+        raise Unreadable(f"nbformat {nb.get('nbformat', '(none)')}: only nbformat 4 notebooks are read "
+                         "(jupyter nbconvert --to notebook --nbformat 4 converts one)")
     lines: list[str] = []
-    for cell in cells:
-        if cell.get("cell_type") == "code":
-            source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-            magic = source.lstrip().startswith("%%")
-            lines += ["" if magic or line.lstrip().startswith(("%", "!")) else line for line in source.splitlines()]
+    for number, cell in enumerate(nb["cells"], 1):
+        if not isinstance(cell, dict):
+            raise Unreadable(f"cell {number} is a {type(cell).__name__}, not an object")
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list) and all(isinstance(part, str) for part in source):
+            source = "".join(source)
+        if not isinstance(source, str):
+            raise Unreadable(f"cell {number}: its source is neither text nor a list of lines")
+        lines += without_magics(source)
     return "\n".join(lines) + "\n"
+
+
+def check_file(path: Path, select: set[str] | None = None,
+               ignore: set[str] | None = None) -> tuple[list[Finding], str | None]:
+    """One file's findings, or why it cannot be checked; never raises (but for an interrupt)."""
+    try:
+        code = notebook_code(path) if path.suffix == ".ipynb" else read_source(path)
+        return lint_code(code, str(path), select, ignore), None
+    except Unreadable as e:
+        return [], str(e)
+    except RecursionError as e:  # a 200,000-term expression: CPython cannot compile it either
+        return [], f"too deeply nested to parse (RecursionError: {e})"
+    except (OSError, SyntaxError, ValueError, MemoryError) as e:  # UnicodeDecodeError is a ValueError
+        return [], f"{type(e).__name__}: {e}"
+    except Exception as e:  # a rule that fails on code it did not expect: a bug of the checker
+        return [], f"the checker failed on it ({type(e).__name__}: {e}); please report this file"
 
 
 def files(paths: list[Path]) -> Iterator[Path]:
     for path in paths:
         if path.is_dir():
-            yield from sorted(p for p in path.rglob("*") if p.suffix in (".py", ".ipynb") and p.is_file())
+            # a dangling link is named (it cannot be opened), a folder called x.py is not a file
+            yield from sorted(p for p in path.rglob("*") if p.suffix in (".py", ".ipynb")
+                              and (p.is_file() or p.is_symlink() and not p.exists()))
         else:
             yield path
 
@@ -616,19 +703,17 @@ def main(argv: list[str] | None = None) -> int:
               "run from a checkout of the site for them", file=sys.stderr)
     status = 0
     for path in files(args.paths):
-        try:
-            code = notebook_code(path) if path.suffix == ".ipynb" else path.read_text(encoding="utf-8")
-            found = lint_code(code, str(path), args.select, args.ignore)
-        except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as e:
-            print(f"{path}: cannot be checked: {type(e).__name__}: {e}", file=sys.stderr)
-            status = 2
+        found, reason = check_file(path, args.select, args.ignore)
+        if reason is not None:
+            print(f"{path}: cannot be checked: {reason}", file=sys.stderr)
+            status = UNCHECKED
             continue
         for f in found:
             entry = entries.get(f.rule)
             parts = [f"{f.path}:{f.line}:{f.col}", f.rule, _plain(entry.symptom) if entry else "",
                      f"({hint(f.detail, args.lang)})" if f.detail else "", entry.url if entry else ""]
             print(" ".join(part for part in parts if part))
-        status = max(status, 1 if found else 0)
+        status = max(status, FOUND if found else 0)
     return status
 
 
