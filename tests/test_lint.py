@@ -325,6 +325,8 @@ def test_magics_keep_the_cell_valid_python_and_the_lines_in_place(tmp_path):
             "files = !ls\nx, y = %who_ls\ntorch.nn.Linear?\n!pip install \\\n    torch\n" + VOLATILE)
     assert lint.without_magics(cell)[3:11] == [
         "elif logger == 'TensorBoard':", "  pass", "  pass", "files = None", "x, y = None", "pass", "pass", ""]
+    modulo = "y = (3\n% 2)\n"  # valid Python: the % continues the expression, it is no magic
+    assert lint.without_magics(modulo) == modulo.splitlines()
     (tmp_path / "tutorial.ipynb").write_text(_notebook("%%time\nnot python at all\n", cell), encoding="utf-8")
     found, reason = lint.check_file(tmp_path / "tutorial.ipynb")
     assert reason is None and [(f.line, f.rule) for f in found] == [(2 + 12, "inference-volatile-ignored")]
@@ -403,3 +405,39 @@ def test_random_and_broken_files_never_make_it_raise(tmp_path):
     done = _run(str(tmp_path))
     assert done.returncode in (0, 1, 2) and "Traceback" not in done.stderr, done.stderr[-3000:]
     assert len(done.stderr.splitlines()) == outcomes["named"]
+
+
+NANOGPT = '''import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+model = GPT(gptconf)
+if compile:
+    unoptimized_model = model
+    model = torch.compile(model)
+if ddp:
+    model = DDP(model, device_ids=[ddp_local_rank])
+raw_model = model.module if ddp else model
+while True:
+    checkpoint = {"model": raw_model.state_dict(), "optimizer": optimizer.state_dict()}
+    torch.save(checkpoint, "ckpt.pt")
+'''
+
+
+def test_the_compile_prefix_is_followed_through_aliases_branches_and_ddp():
+    """nanoGPT's train.py (../shared/reviews/lint-field-test.md): the compiled model reaches
+    state_dict() through DDP's .module and a conditional expression; its author wrote that the
+    prefix appears "sometimes". Its correct forms stay quiet."""
+    assert rules(NANOGPT, select={"compile-orig-mod-prefix"}) == [(11, "compile-orig-mod-prefix")]
+    fixes = {
+        "unwrapped": NANOGPT.replace("raw_model = model.module if ddp else model",
+                                     "raw_model = model.module if ddp else model\n"
+                                     "raw_model = getattr(raw_model, '_orig_mod', raw_model)"),
+        "the original": NANOGPT.replace("raw_model.state_dict()", "unoptimized_model.state_dict()"),
+        "_orig_mod": NANOGPT.replace("raw_model.state_dict()", "raw_model._orig_mod.state_dict()"),
+        "replaced later": "import torch\nm = torch.compile(net)\nm = net\nm.state_dict()\n",
+        "saved before": "import torch\nnet.state_dict()\nnet = torch.compile(net)\n",
+        "Module.compile() is in place": "net.compile()\nnet.state_dict()\n",
+    }
+    for name, code in fixes.items():
+        assert rules(code, select={"compile-orig-mod-prefix"}) == [], name
+    alias = "import torch\nc = torch.compile(net) if fast else net\nalias = c\ndef save():\n    alias.state_dict()\n"
+    assert rules(alias, select={"compile-orig-mod-prefix"}) == [(5, "compile-orig-mod-prefix")]

@@ -457,12 +457,107 @@ def _no_super_init(src: Source):
 
 @rule("compile-orig-mod-prefix")
 def _compiled_state_dict(src: Source):
-    """state_dict() of the object torch.compile returns: every key starts with _orig_mod."""
-    compiled = {n for n, kind in _constructed(src).items() if kind == "torch.compile"}
-    for node in src.nodes:
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "state_dict" \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id in compiled:
-            yield node, "save the original module's state_dict() (or compiled._orig_mod's)"
+    """state_dict() of the object torch.compile returns: every key starts with _orig_mod. The
+    object is followed through aliases, conditional expressions and DDP's ``.module`` (nanoGPT:
+    ``raw_model = model.module if ddp else model`` after ``model = torch.compile(model)``)."""
+    for call, kinds in _state_dict_calls(src):
+        if "compiled" in kinds:
+            yield call, "save the original module's state_dict() (or compiled._orig_mod's)"
+
+
+WRAPPERS = ("DistributedDataParallel", "DataParallel", "DDP")
+Kinds = frozenset  # what a name may hold: "compiled" (torch.compile's result), "ddp:compiled"...
+
+
+def _kinds_of(src: Source, node: ast.AST | None, state: dict[str, Kinds]) -> Kinds:
+    """What an expression may evaluate to, as far as wrapping goes (empty: a plain module or
+    anything else)."""
+    if isinstance(node, ast.Name):
+        return state.get(node.id, Kinds())
+    if isinstance(node, ast.IfExp):
+        return _kinds_of(src, node.body, state) | _kinds_of(src, node.orelse, state)
+    if isinstance(node, ast.BoolOp):
+        return Kinds().union(*(_kinds_of(src, v, state) for v in node.values))
+    if isinstance(node, ast.NamedExpr):
+        return _kinds_of(src, node.value, state)
+    if isinstance(node, ast.Attribute):
+        if node.attr == "module":  # DDP(x).module is x
+            return Kinds(k.removeprefix("ddp:") for k in _kinds_of(src, node.value, state) if k.startswith("ddp:"))
+        return Kinds()  # compiled._orig_mod, or any other attribute: not the wrapper
+    if isinstance(node, ast.Call):
+        callee = src.name(node.func) or ""
+        first = node.args[0] if node.args else None
+        if callee == "torch.compile":
+            return Kinds({"compiled"})
+        if callee.rsplit(".", 1)[-1] in WRAPPERS:
+            return Kinds("ddp:" + k for k in _kinds_of(src, first, state) if not k.startswith("ddp:ddp:"))
+        if callee == "getattr" and len(node.args) >= 2 and constant(node.args[1]) in ("module", "_orig_mod"):
+            inner = _kinds_of(src, first, state)
+            default = _kinds_of(src, node.args[2], state) if len(node.args) > 2 else Kinds()
+            if constant(node.args[1]) == "_orig_mod":  # getattr(m, "_orig_mod", m): never the compiled one
+                return (inner | default) - {"compiled"}
+            return Kinds(k.removeprefix("ddp:") for k in inner if k.startswith("ddp:")) | default
+    return Kinds()
+
+
+def _own_nodes(stmt: ast.stmt) -> Iterator[ast.AST]:
+    """A statement's expressions, not the statements nested in its bodies."""
+    todo = [child for child in ast.iter_child_nodes(stmt) if not isinstance(child, ast.stmt)]
+    while todo:
+        node = todo.pop()
+        yield node
+        todo += [child for child in ast.iter_child_nodes(node) if not isinstance(child, ast.stmt)]
+
+
+def _merge(state: dict[str, Kinds], *branches: dict[str, Kinds]) -> None:
+    for branch in branches:
+        for name, kinds in branch.items():
+            state[name] = state.get(name, Kinds()) | kinds
+
+
+def _state_dict_calls(src: Source) -> list[tuple[ast.Call, Kinds]]:
+    """Each ``X.state_dict()`` with what X may hold at that point, in source order: an assignment
+    replaces a name's kinds, the branches of an ``if``/``try`` and a loop's passes are merged, a
+    function's body starts from the names as they are where it is defined."""
+    found: list[tuple[ast.Call, Kinds]] = []
+
+    def body(stmts: list[ast.stmt], state: dict[str, Kinds]) -> None:
+        for stmt in stmts:
+            for node in _own_nodes(stmt):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                        and node.func.attr == "state_dict":
+                    found.append((node, _kinds_of(src, node.func.value, state)))
+            if isinstance(stmt, ast.Assign):
+                kinds = _kinds_of(src, stmt.value, state)
+                for target in stmt.targets:
+                    if isinstance(target, ast.Name):
+                        state[target.id] = kinds
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                body(stmt.body, dict(state))
+            elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+                for _ in range(2):  # a second pass sees what the first assigned
+                    again = dict(state)
+                    body(stmt.body, again)
+                    _merge(state, again)
+                body(stmt.orelse, state)
+            elif isinstance(stmt, (ast.If, ast.Try, ast.TryStar, ast.Match, ast.With, ast.AsyncWith)):
+                branches = []
+                parts = {ast.If: ("body", "orelse"), ast.Try: ("body", "orelse", "finalbody"),
+                         ast.TryStar: ("body", "orelse", "finalbody"), ast.With: ("body",),
+                         ast.AsyncWith: ("body",), ast.Match: ()}[type(stmt)]
+                lists = [getattr(stmt, part) for part in parts]
+                lists += [h.body for h in getattr(stmt, "handlers", [])] + [c.body for c in getattr(stmt, "cases", [])]
+                for stmts_ in lists:
+                    branch = dict(state)
+                    body(stmts_, branch)
+                    branches.append(branch)
+                if isinstance(stmt, (ast.With, ast.AsyncWith)):
+                    state.update(branches[0])
+                else:
+                    _merge(state, *branches)
+
+    body(src.tree.body, {})
+    return found
 
 
 @rule("checkpoint-ddp-module-prefix")
@@ -588,10 +683,17 @@ def without_magics(source: str) -> list[str]:
     their line numbers): a cell magic (``%%time``) blanks the cell, whose body need not be Python;
     a line magic, a shell line (``!pip``) or a help line (``x?``) becomes ``pass`` at its own
     indentation (blank, an ``elif`` holding only magics would have no body: yolov5's notebooks);
-    ``x = !cmd`` and ``x = %magic`` become ``x = None``; a magic's backslash continuations go with it."""
+    ``x = !cmd`` and ``x = %magic`` become ``x = None``; a magic's backslash continuations go with it.
+    A cell that parses as Python is left as it is: a line that starts with ``%`` inside brackets
+    continues an expression (``(a\n % b)``), it is not a magic."""
     lines = source.splitlines()
     if source.lstrip().startswith("%%"):
         return ["" for _ in lines]
+    try:
+        ast.parse(source)
+        return lines
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        pass
     out: list[str] = []
     continued = False
     for line in lines:
