@@ -38,9 +38,9 @@ except RuntimeError as e:
     message = re.sub(r" \[[^\]]*\]:\d+", "", message)  # the peer's address and port
     sys.stdout.write(f"rank {rank}: RuntimeError: {message}\n")  # one write: ranks write at once
     sys.stdout.flush()
-    # Stay up until every rank has reported: a rank that exits first closes its connections, and
-    # the other would report that instead of its own error. torchrun's store (its own TCP
-    # connection, not the process group's) counts the ranks that have reported.
+    # Stay up until every rank has reported: torchrun stops the other workers as soon as one
+    # exits with an error, and a rank stopped before it wrote would print nothing. torchrun's
+    # store (its own TCP connection, not the process group's) counts the ranks that have reported.
     store = dist.TCPStore(os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"]), is_master=False)
     store.add("reported", 1)
     deadline = time.monotonic() + 60

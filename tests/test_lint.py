@@ -105,7 +105,7 @@ def test_the_command_reports_file_line_symptom_and_url_and_exits_1(tmp_path):
     done = _run(str(tmp_path))
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].startswith(f"{tmp_path / 'sub' / 'nb.ipynb'}:4:1 cudnn-benchmark-written-as-call ")
+    assert lines[0].startswith(f"{tmp_path / 'sub' / 'nb.ipynb'}:4:1 (cell 3, line 2) cudnn-benchmark-written-as-call ")
     assert lines[1].startswith(f"{tmp_path / 'train.py'}:9:9 module-plain-list-not-trained ")
     assert lines[1].endswith("/en/nn/module-state/#module-plain-list-not-trained")
     zh = _run("--lang", "zh", "--select", "dropout-functional-in-eval", str(tmp_path / "train.py"))
@@ -327,7 +327,7 @@ def test_magics_keep_the_cell_valid_python_and_the_lines_in_place(tmp_path):
         "elif logger == 'TensorBoard':", "  pass", "  pass", "files = None", "x, y = None", "pass", "pass", ""]
     modulo = "y = (3\n% 2)\n"  # valid Python: the % continues the expression, it is no magic
     assert lint.without_magics(modulo) == modulo.splitlines()
-    (tmp_path / "tutorial.ipynb").write_text(_notebook("%%time\nnot python at all\n", cell), encoding="utf-8")
+    (tmp_path / "tutorial.ipynb").write_text(_notebook("%%bash\nnot python at all\n", cell), encoding="utf-8")
     found, reason = lint.check_file(tmp_path / "tutorial.ipynb")
     assert reason is None and [(f.line, f.rule) for f in found] == [(2 + 12, "inference-volatile-ignored")]
 
@@ -441,3 +441,52 @@ def test_the_compile_prefix_is_followed_through_aliases_branches_and_ddp():
         assert rules(code, select={"compile-orig-mod-prefix"}) == [], name
     alias = "import torch\nc = torch.compile(net) if fast else net\nalias = c\ndef save():\n    alias.state_dict()\n"
     assert rules(alias, select={"compile-orig-mod-prefix"}) == [(5, "compile-orig-mod-prefix")]
+
+
+def _nb_file(folder: Path, name: str, *cells: str, **meta) -> Path:
+    nb = json.loads(_notebook(*cells))
+    nb["metadata"].update(meta)
+    (folder / name).write_text(json.dumps(nb), encoding="utf-8")
+    return folder / name
+
+
+def test_what_a_notebook_holds_besides_python(tmp_path):
+    """Review of the lint page (A1-A4, A7): a % or != that starts a continuation line inside
+    brackets is Python, also in a cell with a real magic; a form feed or U+2028 does not shift a
+    line; %%time's body is checked, %%bash's is not; a finding says its cell and line; another
+    language's notebook is skipped, not counted as unchecked; each malformed shape has its reason."""
+    mixed = "!pip install tqdm\nmsg = ('loss %.3f'\n       % loss)\nok = (a\n      != b)\n" + VOLATILE
+    assert lint.without_magics(mixed)[:5] == ["pass", "msg = ('loss %.3f'", "       % loss)", "ok = (a", "      != b)"]
+    odd_breaks = "s = 'a\u2028b'\nt = 1\x0c\n" + VOLATILE
+    cells = {"mixed": mixed, "breaks": odd_breaks, "time": "%%time\nfor e in range(3):\n    " + VOLATILE,
+             "bash": "%%bash\necho " + VOLATILE}
+    for name, cell in cells.items():
+        found, reason = lint.check_file(_nb_file(tmp_path, f"{name}.ipynb", "import torch\n", cell))
+        assert reason is None, (name, reason)
+        want = {"mixed": [(7, "cell 2, line 6")], "breaks": [(4, "cell 2, line 3")],
+                "time": [(4, "cell 2, line 3")], "bash": []}[name]
+        assert [(f.line, f.where) for f in found] == want, name
+    ff = tmp_path / "ff.py"
+    ff.write_text("x = 1\n\x0c\ny = Variable(t, volatile=True)  # fieldnotes: ignore\n", encoding="utf-8")
+    assert lint.check_file(ff) == ([], None)
+    r = _nb_file(tmp_path, "r.ipynb", "library(ggplot2)\n", language_info={"name": "R"})
+    done = _run(str(r))
+    assert done.returncode == 0 and done.stderr.strip() == f"{r}: skipped: not Python: a R notebook"
+    for name, data, words in [("nocells.ipynb", {"nbformat": 4, "nbformat_minor": 5, "metadata": {}}, "no list of cells"),
+                              ("strfmt.ipynb", {"nbformat": "4", "cells": []}, "nbformat '4'")]:
+        (tmp_path / name).write_text(json.dumps(data), encoding="utf-8")
+        assert words in lint.check_file(tmp_path / name)[1]
+
+
+def test_a_folder_is_walked_without_hidden_folders_and_installed_packages(tmp_path):
+    """Review A6: `fieldnotes-lint .` at a project root read .venv's site-packages (a Python 2
+    file there made every run exit 2) and reported each notebook twice, once from its Jupyter
+    checkpoint. A file named on the command line is still read wherever it is."""
+    (tmp_path / "train.py").write_text(VOLATILE, encoding="utf-8")
+    for folder in (".venv/lib/site-packages/pkg", ".ipynb_checkpoints", "venv/lib", ".git", "node_modules/x"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "m.py").write_text('print "py2"\n' + VOLATILE, encoding="utf-8")
+    done = _run(str(tmp_path))
+    assert done.returncode == 1 and done.stderr == "", done.stderr
+    assert [line.split(":")[0] for line in done.stdout.splitlines()] == [str(tmp_path / "train.py")]
+    assert _run(str(tmp_path / ".ipynb_checkpoints" / "m.py")).returncode == 2

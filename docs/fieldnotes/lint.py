@@ -35,11 +35,13 @@ import argparse
 import functools
 import ast
 import json
+import io
+import os
 import re
 import sys
 import tokenize
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 IGNORE = re.compile(r"#\s*fieldnotes:\s*ignore(?:\[([\w\s,-]+)\])?")
@@ -55,6 +57,7 @@ class Finding:
     col: int
     rule: str
     detail: str = ""
+    where: str = ""  # in a notebook: "cell N, line M" (line counts through the code cells)
 
 
 class Source:
@@ -64,7 +67,7 @@ class Source:
         self.code, self.path = code, path
         self.tree = ast.parse(code, filename=path)
         self.nodes = list(ast.walk(self.tree))  # walked once; every rule reads this list
-        self.lines = code.splitlines()
+        self.lines = python_lines(code)
         self.aliases = dict(DEFAULT_ALIASES)
         # the code that ran before this (a page's earlier blocks, each read once): only its imports count
         for earlier in [context] if isinstance(context, str) else context:
@@ -676,19 +679,50 @@ def read_source(path: Path) -> str:
 
 MAGIC_ASSIGN = re.compile(r"^(\s*)([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*[!%]")
 HELP = re.compile(r"^(?:\?{1,2}[\w.]+|[\w.]+\?{1,2})$")
+PYTHON_CELL_MAGICS = ("time", "timeit", "capture", "prun")  # their body is Python: checked
+LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def python_lines(code: str) -> list[str]:
+    """The lines as Python numbers them: split at \\n, \\r\\n and \\r only (``str.splitlines``
+    also splits at a form feed or U+2028, which Python does not count: a finding or an ignore
+    comment would be read off the wrong line)."""
+    lines = LINE_BREAK.split(code)
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+def _starts_a_statement(before: list[str]) -> bool:
+    """Whether the line after ``before`` begins a logical line (not inside brackets, a string or
+    a backslash continuation): a ``%`` there is a magic, inside brackets it is an operator."""
+    if before and before[-1].endswith("\\"):
+        return False
+    try:
+        for _ in tokenize.generate_tokens(io.StringIO("\n".join(before) + "\n").readline):
+            pass
+    except tokenize.TokenError:  # EOF in a multi-line statement or string
+        return False
+    except (SyntaxError, ValueError):  # e.g. a dedent that matches nothing: not ours to judge
+        return True
+    return True
 
 
 def without_magics(source: str) -> list[str]:
     """A code cell's lines with IPython's syntax made Python, one line for one line (findings keep
-    their line numbers): a cell magic (``%%time``) blanks the cell, whose body need not be Python;
-    a line magic, a shell line (``!pip``) or a help line (``x?``) becomes ``pass`` at its own
-    indentation (blank, an ``elif`` holding only magics would have no body: yolov5's notebooks);
-    ``x = !cmd`` and ``x = %magic`` become ``x = None``; a magic's backslash continuations go with it.
-    A cell that parses as Python is left as it is: a line that starts with ``%`` inside brackets
-    continues an expression (``(a\n % b)``), it is not a magic."""
-    lines = source.splitlines()
-    if source.lstrip().startswith("%%"):
-        return ["" for _ in lines]
+    their line numbers). A cell that parses as Python is left as it is. A cell magic whose body is
+    Python (``%%time``, ``%%timeit``, ``%%capture``, ``%%prun``) has its first line blanked and its
+    body checked; any other (``%%bash``, ``%%html``) blanks the cell, which is not Python. At the
+    start of a logical line (not inside brackets or a string: ``(a\\n % b)`` is Python), a line
+    magic, a shell line (``!pip``) or a help line (``x?``) becomes ``pass`` at its own indentation
+    (blank, an ``elif`` holding only magics would have no body: yolov5's notebooks); ``x = !cmd``
+    and ``x = %magic`` become ``x = None``; a magic's backslash continuations go with it."""
+    lines = python_lines(source)
+    first = source.lstrip()
+    if first.startswith("%%"):
+        name = first[2:].split(None, 1)[0] if first[2:].strip() else ""
+        at = next(i for i, line in enumerate(lines) if line.strip())
+        if name not in PYTHON_CELL_MAGICS:
+            return ["" for _ in lines]
+        return without_magics("\n".join(["" for _ in lines[:at + 1]] + lines[at + 1:]) + "\n")
     try:
         ast.parse(source)
         return lines
@@ -699,12 +733,12 @@ def without_magics(source: str) -> list[str]:
     for line in lines:
         stripped = line.strip()
         indent = line[:len(line) - len(line.lstrip())]
+        assign = MAGIC_ASSIGN.match(line)
+        magic = stripped.startswith(("%", "!")) or HELP.match(stripped) or assign
         if continued:
             out.append("")
-        elif stripped.startswith(("%", "!")) or HELP.match(stripped):
-            out.append(indent + "pass")
-        elif m := MAGIC_ASSIGN.match(line):
-            out.append(f"{m.group(1)}{m.group(2)} = None")
+        elif magic and _starts_a_statement(out):
+            out.append(f"{assign.group(1)}{assign.group(2)} = None" if assign else indent + "pass")
         else:
             out.append(line)
             continue
@@ -712,19 +746,32 @@ def without_magics(source: str) -> list[str]:
     return out
 
 
-def notebook_code(path: Path) -> str:
-    """A notebook's code cells as one file, cell lines kept in place (:func:`without_magics`);
-    :class:`Unreadable` for JSON that is not an nbformat 4 notebook."""
+NOT_PYTHON = "not Python"  # the reason of a notebook in another language: skipped, not unchecked
+
+
+def notebook(path: Path) -> tuple[str, list[tuple[int, int]]]:
+    """A notebook's code cells as one file, cell lines kept in place (:func:`without_magics`), and
+    for each of its lines the cell (counted from 1, every cell) and the line in it;
+    :class:`Unreadable` for JSON that is not an nbformat 4 notebook or a notebook not in Python."""
     try:
         nb = json.loads(path.read_bytes())
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise Unreadable(f"not a notebook: its JSON does not parse ({e})") from None
     if not isinstance(nb, dict):
         raise Unreadable(f"not a notebook: its JSON is a {type(nb).__name__}, not an object")
-    if nb.get("nbformat") != 4 or not isinstance(nb.get("cells"), list):
-        raise Unreadable(f"nbformat {nb.get('nbformat', '(none)')}: only nbformat 4 notebooks are read "
+    if nb.get("nbformat") != 4:
+        raise Unreadable(f"nbformat {nb.get('nbformat', '(none)')!r}: only nbformat 4 notebooks are read "
                          "(jupyter nbconvert --to notebook --nbformat 4 converts one)")
+    if not isinstance(nb.get("cells"), list):
+        raise Unreadable("not a notebook: nbformat 4 but no list of cells")
+    meta = nb.get("metadata") if isinstance(nb.get("metadata"), dict) else {}
+    info = meta.get("language_info") if isinstance(meta.get("language_info"), dict) else {}
+    kernel = meta.get("kernelspec") if isinstance(meta.get("kernelspec"), dict) else {}
+    language = info.get("name") or kernel.get("language")
+    if isinstance(language, str) and language.lower() != "python":
+        raise Unreadable(f"{NOT_PYTHON}: a {language} notebook")
     lines: list[str] = []
+    where: list[tuple[int, int]] = []
     for number, cell in enumerate(nb["cells"], 1):
         if not isinstance(cell, dict):
             raise Unreadable(f"cell {number} is a {type(cell).__name__}, not an object")
@@ -735,16 +782,27 @@ def notebook_code(path: Path) -> str:
             source = "".join(source)
         if not isinstance(source, str):
             raise Unreadable(f"cell {number}: its source is neither text nor a list of lines")
-        lines += without_magics(source)
-    return "\n".join(lines) + "\n"
+        cell_lines = without_magics(source)
+        lines += cell_lines
+        where += [(number, k) for k in range(1, len(cell_lines) + 1)]
+    return "\n".join(lines) + "\n", where
+
+
+def notebook_code(path: Path) -> str:
+    """A notebook's code cells as one file (:func:`notebook`)."""
+    return notebook(path)[0]
 
 
 def check_file(path: Path, select: set[str] | None = None,
                ignore: set[str] | None = None) -> tuple[list[Finding], str | None]:
     """One file's findings, or why it cannot be checked; never raises (but for an interrupt)."""
     try:
-        code = notebook_code(path) if path.suffix == ".ipynb" else read_source(path)
-        return lint_code(code, str(path), select, ignore), None
+        if path.suffix == ".ipynb":
+            code, where = notebook(path)
+            found = lint_code(code, str(path), select, ignore)
+            return [replace(f, where="cell {}, line {}".format(*where[f.line - 1])) if f.line <= len(where) else f
+                    for f in found], None
+        return lint_code(read_source(path), str(path), select, ignore), None
     except Unreadable as e:
         return [], str(e)
     except RecursionError as e:  # a 200,000-term expression: CPython cannot compile it either
@@ -755,14 +813,30 @@ def check_file(path: Path, select: set[str] | None = None,
         return [], f"the checker failed on it ({type(e).__name__}: {e}); please report this file"
 
 
-def files(paths: list[Path]) -> Iterator[Path]:
+SKIPPED_FOLDERS = {"venv", "site-packages", "node_modules", "__pycache__", "__pypackages__"}
+
+
+def files(paths: list[Path]) -> Iterator[tuple[Path, str | None]]:
+    """Each file to check, with None, or a folder that could not be listed, with the reason.
+    A folder named on the command line is walked without its hidden folders (``.git``, ``.venv``,
+    ``.ipynb_checkpoints``: a checkpoint would repeat its notebook's findings) and without
+    installed packages (:data:`SKIPPED_FOLDERS`); a file named on the command line is always read."""
     for path in paths:
-        if path.is_dir():
-            # a dangling link is named (it cannot be opened), a folder called x.py is not a file
-            yield from sorted(p for p in path.rglob("*") if p.suffix in (".py", ".ipynb")
-                              and (p.is_file() or p.is_symlink() and not p.exists()))
-        else:
-            yield path
+        if not path.is_dir():
+            yield path, None
+            continue
+        errors: list[OSError] = []
+        found = []
+        for folder, dirs, names in os.walk(path, onerror=errors.append):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS)
+            for name in names:
+                p = Path(folder) / name
+                # a dangling link is named (it cannot be opened)
+                if p.suffix in (".py", ".ipynb") and (p.is_file() or p.is_symlink() and not p.exists()):
+                    found.append(p)
+        yield from ((p, None) for p in sorted(found))
+        for e in errors:
+            yield Path(e.filename or path), f"the folder cannot be listed ({type(e).__name__}: {e.strerror})"
 
 
 @dataclass(frozen=True)
@@ -804,15 +878,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fieldnotes-lint: no pitfall catalogue here ({e}): findings without symptoms and links; "
               "run from a checkout of the site for them", file=sys.stderr)
     status = 0
-    for path in files(args.paths):
-        found, reason = check_file(path, args.select, args.ignore)
+    for path, unlisted in files(args.paths):
+        found, reason = check_file(path, args.select, args.ignore) if unlisted is None else ([], unlisted)
+        if reason is not None and reason.startswith(NOT_PYTHON):
+            print(f"{path}: skipped: {reason}", file=sys.stderr)
+            continue
         if reason is not None:
             print(f"{path}: cannot be checked: {reason}", file=sys.stderr)
             status = UNCHECKED
             continue
         for f in found:
             entry = entries.get(f.rule)
-            parts = [f"{f.path}:{f.line}:{f.col}", f.rule, _plain(entry.symptom) if entry else "",
+            parts = [f"{f.path}:{f.line}:{f.col}", f"({f.where})" if f.where else "", f.rule, _plain(entry.symptom) if entry else "",
                      f"({hint(f.detail, args.lang)})" if f.detail else "", entry.url if entry else ""]
             print(" ".join(part for part in parts if part))
         status = max(status, FOUND if found else 0)
