@@ -490,3 +490,40 @@ def test_a_folder_is_walked_without_hidden_folders_and_installed_packages(tmp_pa
     assert done.returncode == 1 and done.stderr == "", done.stderr
     assert [line.split(":")[0] for line in done.stdout.splitlines()] == [str(tmp_path / "train.py")]
     assert _run(str(tmp_path / ".ipynb_checkpoints" / "m.py")).returncode == 2
+
+
+YOLOV5_CKPT = '''import torch
+from torch.cuda import amp
+scaler = amp.GradScaler(enabled=amp_on)
+for epoch in range(start_epoch, epochs):
+    ckpt = {
+        "epoch": epoch,
+        "model": deepcopy(de_parallel(model)).half(),
+        "optimizer": optimizer.state_dict(),
+        "opt": vars(opt),
+    }
+    torch.save(ckpt, last)
+'''
+
+
+def test_a_resume_checkpoint_without_the_scaler_is_found():
+    """nanoGPT and yolov5 (../shared/reviews/lint-field-test.md): a GradScaler, and a checkpoint
+    that holds the optimizer's state but not the scaler's. Quiet where the scaler is saved in the
+    dict, added to it later or saved on its own, where no scaler is made, and for a dict without
+    the optimizer (weights for inference, not a resume)."""
+    nanogpt = ("import torch\nscaler = torch.cuda.amp.GradScaler(enabled=(dtype == 'float16'))\n"
+               "checkpoint = {'model': raw_model.state_dict(), 'optimizer': optimizer.state_dict(),\n"
+               "              'iter_num': iter_num}\ntorch.save(checkpoint, 'ckpt.pt')\n")
+    rule = {"amp-scaler-not-checkpointed"}
+    assert rules(nanogpt, select=rule) == [(3, "amp-scaler-not-checkpointed")]
+    assert rules(YOLOV5_CKPT, select=rule) == [(5, "amp-scaler-not-checkpointed")]
+    quiet = {
+        "in the dict": YOLOV5_CKPT.replace('"opt": vars(opt),', '"opt": vars(opt), "scaler": scaler.state_dict(),'),
+        "added later": YOLOV5_CKPT.replace("    torch.save(ckpt, last)", '    ckpt["scaler"] = scaler.state_dict()\n'
+                                                                        "    torch.save(ckpt, last)"),
+        "saved on its own": YOLOV5_CKPT + 'torch.save(scaler.state_dict(), "scaler.pt")\n',
+        "no scaler": YOLOV5_CKPT.replace("scaler = amp.GradScaler(enabled=amp_on)", ""),
+        "weights only": YOLOV5_CKPT.replace('"optimizer": optimizer.state_dict(),', ""),
+    }
+    for name, code in quiet.items():
+        assert rules(code, select=rule) == [], name

@@ -607,6 +607,48 @@ def _clip_before_unscale(src: Source):
                     yield node, "call scaler.unscale_(optimizer) first"
 
 
+SCALERS = ("torch.amp.GradScaler", "torch.cuda.amp.GradScaler", "torch.cpu.amp.GradScaler")
+
+
+def _mentions(node: ast.AST, names: set[str]) -> bool:
+    return any(ast.unparse(n) in names for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute)))
+
+
+@rule("amp-scaler-not-checkpointed")
+def _scaler_not_checkpointed(src: Source):
+    """A resume checkpoint (a dict holding the optimizer's state) of a file that makes a
+    GradScaler, without the scaler's state: resuming starts the loss scale again (nanoGPT,
+    yolov5). Quiet when the file saves the scaler's state_dict() anywhere, or adds the scaler to
+    that dict later (``ckpt["scaler"] = ...``)."""
+    scalers = {ast.unparse(t) for node in src.nodes if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+               and src.name(node.value.func) in SCALERS for t in node.targets}
+    if not scalers:
+        return
+    def a_scaler(expr: ast.AST) -> bool:  # one made here, or one named so (made in an earlier block)
+        return ast.unparse(expr) in scalers or "scaler" in ast.unparse(expr).lower()
+
+    for node in src.nodes:  # the scaler's state saved anywhere in the file: not this mistake
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "state_dict" \
+                and a_scaler(node.func.value):
+            return
+    named = {ast.unparse(t): node.value for node in src.nodes if isinstance(node, ast.Assign)
+             and isinstance(node.value, ast.Dict) for t in node.targets}
+    added = {ast.unparse(t.value) for node in src.nodes if isinstance(node, ast.Assign)
+             for t in node.targets if isinstance(t, ast.Subscript) and _mentions(node.value, scalers)}
+    for node in src.nodes:
+        if not isinstance(node, ast.Dict):
+            continue
+        keys = [constant(k) for k in node.keys if k is not None]
+        optimizer = any(isinstance(k, str) and "optim" in k.lower() for k in keys) or any(
+            isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == "state_dict"
+            and "optim" in ast.unparse(v.func.value).lower() for v in node.values)
+        if not optimizer or _mentions(node, scalers) or any(isinstance(k, str) and "scaler" in k.lower() for k in keys):
+            continue
+        if any(value is node and name in added for name, value in named.items()):
+            continue
+        yield node, f"add {sorted(scalers)[0]}.state_dict() to the checkpoint and load it when resuming"
+
+
 @rule("ddp-launch-unrecognized-local-rank")
 def _underscore_only(src: Source):
     """Only --local_rank: torch.distributed.launch passes --local-rank since torch 2.0."""
@@ -937,6 +979,8 @@ HINT_PATTERNS_ZH: list[tuple[str, str]] = [
     (r"torch\.backends\.cudnn has no flag '(\w+)'", r"torch.backends.cudnn 没有名为 '\1' 的标志"),
     (r"assign (True|False), a bool", r"应赋值为布尔值 \1"),
     (r"use torch\.amp\.(\w+)\('(\w+)', \.\.\.\)", r"改用 torch.amp.\1('\2', ...)"),
+    (r"add ([\w.]+)\.state_dict\(\) to the checkpoint and load it when resuming",
+     r"把 \1.state_dict() 存进检查点，恢复训练时再加载它"),
 ]
 
 
