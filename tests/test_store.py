@@ -87,8 +87,9 @@ def test_tests_run_fresh_and_catch_a_stored_output_that_differs(tmp_path):
     (here: a tampered entry; in life: a page printing an address or a time) fails its block."""
     project = make_project(tmp_path, {"page.md": PAGE})
     status, log = build_en(project)
-    store = Store(default_folder(project))
+    store = Store(default_folder(project, env={}))  # the project's own, as its builds use
     entry = store.entries()[0]
+    assert entry.is_relative_to(project), entry  # never an entry of the session's store
     data = json.loads(entry.read_text(encoding="utf-8"))
     data["results"][1]["output"] = "tampered\n"
     entry.write_text(json.dumps(data), encoding="utf-8")

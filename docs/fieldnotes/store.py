@@ -25,7 +25,7 @@ import os
 import platform
 import re
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from functools import cache
 from importlib.metadata import version
 from pathlib import Path
@@ -40,8 +40,11 @@ EXECUTOR_SOURCES = ("runner.py", "execute.py", "results.py")
 PATH_TOKEN = re.compile(r"[\w.\-/]+")
 
 
-def default_folder(root: Path) -> Path:
-    return Path(os.environ.get("FIELDNOTES_STORE") or root / ".cache" / "fieldnotes")
+def default_folder(root: Path, env: Mapping[str, str] | None = None) -> Path:
+    """``FIELDNOTES_STORE`` of ``env`` (the process's environment by default), else the
+    checkout's ``.cache/fieldnotes``. A test's own project passes ``env={}``: its builds run
+    without the FIELDNOTES_* variables, and must not read or write the session's store."""
+    return Path((os.environ if env is None else env).get("FIELDNOTES_STORE") or root / ".cache" / "fieldnotes")
 
 
 @cache
