@@ -78,12 +78,18 @@ def main() -> int:
         rows.append(row)
         failed += done.returncode != 0
         print(f"run {k}: {seconds:.0f} s, exit {done.returncode}: {row[3]}", flush=True)
+        write_report(command, args.load, rows)  # after each run: a long series cut short keeps its runs
+    return 1 if failed else 0
+
+
+def write_report(command: list[str], load: int, rows: list[tuple[int, float, int, str]]) -> None:
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip()
     lines = [f"# Stress: `{command[-1] if command[:2] == ['bash', '-c'] else ' '.join(command)}` "
-             f"beside {args.load} CPU-bound processes, {os.cpu_count()} cores", "",
+             f"beside {load} CPU-bound processes, {os.cpu_count()} cores, commit {commit}", "",
              "| run | seconds | exit | pytest's closing line |", "|---:|---:|---:|---|"]
     lines += [f"| {k} | {s:.0f} | {rc} | {line} |" for k, s, rc, line in rows]
     (ROOT / "reports" / "stress.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return 1 if failed else 0
 
 
 if __name__ == "__main__":
