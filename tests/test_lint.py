@@ -527,3 +527,38 @@ def test_a_resume_checkpoint_without_the_scaler_is_found():
     }
     for name, code in quiet.items():
         assert rules(code, select=rule) == [], name
+
+
+def test_a_result_thrown_away_is_found_and_a_modules_to_is_not():
+    """timm's xception (../shared/reviews/lint-field-test.md): ``F.dropout(x, self.drop_rate,
+    training=self.training)`` as a statement of its own, so drop_rate had no effect; a discarded
+    masked_fill or a tensor's .to(dtype). Quiet: assigned results, inplace=True, the in-place
+    forms, a module's .to()/.half(), matplotlib's scatter, torch.save."""
+    xception = ("import torch.nn.functional as F\nfrom torch import nn\n\nclass Xception(nn.Module):\n"
+                "    def forward(self, x):\n        x = self.features(x)\n"
+                "        if self.drop_rate:\n            F.dropout(x, self.drop_rate, training=self.training)\n"
+                "        return self.fc(x)\n")
+    rule = {"inplace-result-discarded"}
+    assert rules(xception, select=rule) == [(8, "inplace-result-discarded")]
+    found = ("import torch\nx = torch.zeros(3)\nx.masked_fill(x > 0, 1.)\nx.to(torch.float16)\n"
+             "torch.clamp(x, 0, 1)\nlogits.masked_fill(mask, float('-inf'))\nprint(x)\n")
+    assert rules(found, select=rule | {"devices-to-not-assigned"}) == [
+        (3, "inplace-result-discarded"), (4, "devices-to-not-assigned"), (5, "inplace-result-discarded"),
+        (6, "inplace-result-discarded")]
+    # the last line of a cell (or of a page's block) is displayed in Jupyter, not thrown away
+    assert rules("import torch\nx = torch.zeros(3)\nx.masked_fill(x > 0, 1.)\n", select=rule) == []
+    assert rules("x.masked_fill(m, 1.)\ny = 1\nx.masked_fill(m, 2.)\n", select=rule, cell_ends=[1]) == []
+    quiet = ("import torch\nimport torch.nn.functional as F\nx = torch.zeros(3)\ny = x.masked_fill(x > 0, 1.)\n"
+             "x.masked_fill_(x > 0, 1.)\nF.relu(x, inplace=True)\nmodel.to(device)\nmodel.half()\n"
+             "ax.scatter(a, b)\ntorch.save(x, 'x.pt')\nx = x.to(torch.float16)\nnet = nn.Linear(2, 2)\n"
+             "net.to(torch.float16)\n")
+    assert rules(quiet, select=rule | {"devices-to-not-assigned"}) == []
+
+
+def test_a_cells_last_expression_is_displayed_not_discarded(tmp_path):
+    """In a notebook, each cell's last line with code shows its value (trailing blank lines
+    aside); the same call before another line of the cell is thrown away."""
+    nb = _nb_file(tmp_path, "shown.ipynb", "import torch\nx = torch.zeros(3)\nx.masked_fill(x > 0, 1.)\n\n",
+                  "x.masked_fill(x > 0, 2.)\nprint(x)\n")
+    found, reason = lint.check_file(nb, select={"inplace-result-discarded"})
+    assert reason is None and [(f.line, f.where) for f in found] == [(5, "cell 2, line 1")]

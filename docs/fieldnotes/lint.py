@@ -63,11 +63,15 @@ class Finding:
 class Source:
     """One file's code, parsed, with its import aliases resolved."""
 
-    def __init__(self, code: str, path: str = "<code>", context: str | Sequence[str] = ""):
+    def __init__(self, code: str, path: str = "<code>", context: str | Sequence[str] = "",
+                 cell_ends: Sequence[int] = ()):
         self.code, self.path = code, path
         self.tree = ast.parse(code, filename=path)
         self.nodes = list(ast.walk(self.tree))  # walked once; every rule reads this list
         self.lines = python_lines(code)
+        # the last line of each cell (a notebook's, or the code itself: a page's block is one),
+        # where a bare expression's value is displayed, not thrown away
+        self.shown = set(cell_ends) | {max((i for i, line in enumerate(self.lines, 1) if line.strip()), default=0)}
         self.aliases = dict(DEFAULT_ALIASES)
         # the code that ran before this (a page's earlier blocks, each read once): only its imports count
         for earlier in [context] if isinstance(context, str) else context:
@@ -649,6 +653,64 @@ def _scaler_not_checkpointed(src: Source):
         yield node, f"add {sorted(scalers)[0]}.state_dict() to the checkpoint and load it when resuming"
 
 
+PURE_FUNCTIONS = {f"torch.nn.functional.{n}" for n in (
+    "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout", "relu", "relu6",
+    "elu", "selu", "celu", "leaky_relu", "hardtanh", "gelu", "silu", "mish", "softmax", "log_softmax",
+    "normalize", "pad", "interpolate", "layer_norm", "group_norm", "one_hot")} | {f"torch.{n}" for n in (
+    "clamp", "clip", "where", "cat", "stack", "sigmoid", "tanh", "relu", "softmax", "log_softmax", "masked_fill",
+    "flatten", "reshape", "transpose", "permute", "squeeze", "unsqueeze", "nan_to_num", "abs", "exp", "log",
+    "sqrt", "matmul", "clone", "detach")}
+"""Functions that return a new tensor and change nothing else: a call of one as a statement of
+its own throws its only effect away (``inplace=True``, where a function takes it, is the exception)."""
+TENSOR_ONLY_METHODS = {"masked_fill", "masked_scatter", "index_fill", "index_add", "index_copy", "index_put",
+                       "scatter_add", "scatter_reduce", "clamp", "clamp_min", "clamp_max", "unsqueeze",
+                       "contiguous", "detach", "nan_to_num", "type_as", "view_as", "reshape_as", "expand_as",
+                       "masked_select", "fill_diagonal"}
+"""Out-of-place methods no module, list or plotting object has (not ``scatter``: ``ax.scatter``)."""
+CONVERSIONS = {"to", "float", "half", "double", "bfloat16", "long", "int", "bool", "cuda", "cpu"}
+"""Out of place on a tensor, in place on an ``nn.Module``: flagged only on a name assigned a
+tensor made by a torch factory (:data:`FACTORIES`)."""
+FACTORIES = {f"torch.{n}" for n in ("tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "rand",
+                                    "randn", "randint", "arange", "linspace", "zeros_like", "ones_like",
+                                    "randn_like", "rand_like", "full_like", "empty_like", "eye")}
+
+
+def _bare_calls(src: Source) -> Iterator[ast.Call]:
+    """Calls written as statements of their own, whose value is not displayed: not the last
+    statement of a notebook cell or a page's block (Jupyter shows that one's value)."""
+    for node in src.nodes:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            if node in src.tree.body and getattr(node, "end_lineno", 0) in src.shown:
+                continue
+            inplace = keyword(node.value, "inplace")
+            if inplace is None or constant(inplace.value) is False:
+                yield node.value
+
+
+@rule("inplace-result-discarded")
+def _result_discarded(src: Source):
+    """``x.masked_fill(mask, 0)`` or ``F.dropout(x, p)`` as a statement of its own: the new
+    tensor is thrown away and ``x`` is unchanged (timm's xception: its ``drop_rate`` had no effect)."""
+    for call in _bare_calls(src):
+        name = src.name(call.func) or ""
+        method = call.func.attr if isinstance(call.func, ast.Attribute) else None
+        if name in PURE_FUNCTIONS or method in TENSOR_ONLY_METHODS and not name.startswith(("torch.", "numpy.")):
+            yield call, "assign the result, or use the in-place form where there is one"
+
+
+@rule("devices-to-not-assigned")
+def _to_discarded(src: Source):
+    """``x.to(torch.float16)``, ``x.cuda()``, ``x.double()`` as a statement of its own, on a name
+    assigned a tensor made by a torch factory: on a tensor it is out of place (on a module, in place:
+    that is why only a name known to hold a tensor is read)."""
+    tensors = {t.id for node in src.nodes if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+               and src.name(node.value.func) in FACTORIES for t in node.targets if isinstance(t, ast.Name)}
+    for call in _bare_calls(src):
+        if isinstance(call.func, ast.Attribute) and call.func.attr in CONVERSIONS \
+                and isinstance(call.func.value, ast.Name) and call.func.value.id in tensors:
+            yield call, "assign the result: x = x.to(...)"
+
+
 @rule("ddp-launch-unrecognized-local-rank")
 def _underscore_only(src: Source):
     """Only --local_rank: torch.distributed.launch passes --local-rank since torch 2.0."""
@@ -687,10 +749,11 @@ def _has_workers(src: Source, name: str) -> bool:
 # --- running it ---------------------------------------------------------------------------------
 
 def lint_code(code: str, path: str = "<code>", select: set[str] | None = None,
-              ignore: set[str] | None = None, context: str | Sequence[str] = "") -> list[Finding]:
+              ignore: set[str] | None = None, context: str | Sequence[str] = "",
+              cell_ends: Sequence[int] = ()) -> list[Finding]:
     """Every finding in one piece of code (raises SyntaxError if it does not parse); ``context``:
     code that ran before it in the same namespace (a page's earlier blocks), read for its imports."""
-    src = Source(code, path, context)
+    src = Source(code, path, context, cell_ends)
     found = []
     for pid, check in RULES.items():
         if (select and pid not in select) or (ignore and pid in ignore):
@@ -841,7 +904,10 @@ def check_file(path: Path, select: set[str] | None = None,
     try:
         if path.suffix == ".ipynb":
             code, where = notebook(path)
-            found = lint_code(code, str(path), select, ignore)
+            lines = python_lines(code)
+            last = {cell: i for i, (cell, _) in enumerate(where, 1) if lines[i - 1].strip()}
+            ends = sorted(last.values())  # each cell's last line with code
+            found = lint_code(code, str(path), select, ignore, cell_ends=ends)
             return [replace(f, where="cell {}, line {}".format(*where[f.line - 1])) if f.line <= len(where) else f
                     for f in found], None
         return lint_code(read_source(path), str(path), select, ignore), None
@@ -969,6 +1035,8 @@ HINTS_ZH: dict[str, str] = {
     "save model.module.state_dict()": "保存 model.module.state_dict()",
     "pass batch_first=True, as the RNN has": "与 RNN 一样传入 batch_first=True",
     "call scaler.unscale_(optimizer) first": "先调用 scaler.unscale_(optimizer)",
+    "assign the result, or use the in-place form where there is one": "把结果赋给变量，或改用原地版本（如果有的话）",
+    "assign the result: x = x.to(...)": "把结果赋回去：x = x.to(...)",
     'accept both: add_argument("--local-rank", "--local_rank", ...)': '两种写法都接受：add_argument("--local-rank", "--local_rank", ...)',
     'read os.environ["LOCAL_RANK"] (torchrun sets it)': '读取 os.environ["LOCAL_RANK"]（torchrun 会设置它）',
     'put the code that runs under if __name__ == "__main__":': '把要执行的代码放进 if __name__ == "__main__": 之下',
