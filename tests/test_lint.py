@@ -471,7 +471,7 @@ def test_what_a_notebook_holds_besides_python(tmp_path):
     assert lint.check_file(ff) == ([], None)
     r = _nb_file(tmp_path, "r.ipynb", "library(ggplot2)\n", language_info={"name": "R"})
     done = _run(str(r))
-    assert done.returncode == 0 and done.stderr.strip() == f"{r}: skipped: not Python: a R notebook"
+    assert done.returncode == 0 and done.stderr.strip() == f"{r}: skipped: not Python: the notebook's language is R"
     for name, data, words in [("nocells.ipynb", {"nbformat": 4, "nbformat_minor": 5, "metadata": {}}, "no list of cells"),
                               ("strfmt.ipynb", {"nbformat": "4", "cells": []}, "nbformat '4'")]:
         (tmp_path / name).write_text(json.dumps(data), encoding="utf-8")
@@ -545,9 +545,21 @@ def test_a_result_thrown_away_is_found_and_a_modules_to_is_not():
     assert rules(found, select=rule | {"devices-to-not-assigned"}) == [
         (3, "inplace-result-discarded"), (4, "devices-to-not-assigned"), (5, "inplace-result-discarded"),
         (6, "inplace-result-discarded")]
-    # the last line of a cell (or of a page's block) is displayed in Jupyter, not thrown away
-    assert rules("import torch\nx = torch.zeros(3)\nx.masked_fill(x > 0, 1.)\n", select=rule) == []
-    assert rules("x.masked_fill(m, 1.)\ny = 1\nx.masked_fill(m, 2.)\n", select=rule, cell_ends=[1]) == []
+    # a script's last line is thrown away too; a cell's displayed statement (cell_ends) is not
+    assert rules("import torch\nx = torch.zeros(3)\nx.masked_fill(x > 0, 1.)\n", select=rule) == [
+        (3, "inplace-result-discarded")]
+    assert rules("x.masked_fill(m, 1.)\ny = 1\nx.masked_fill(m, 2.)\n", select=rule, cell_ends=[1]) == [
+        (3, "inplace-result-discarded")]
+    # review 37: calls that write through out= or a positional inplace change their tensor
+    writes = ("import torch\nimport torch.nn.functional as F\nx = torch.zeros(3)\ntorch.clamp(x, min=0, out=x)\n"
+              "F.relu(x, True)\nF.leaky_relu(x, 0.2, True)\nF.dropout(x, 0.1, True, True)\nself._fin.detach()\n"
+              "F.relu(x, False)\n")
+    assert rules(writes, select=rule) == [(9, "inplace-result-discarded")]
+    # a module that shares a name with a tensor of another function is not a tensor
+    scoped = ("import torch\nfrom torch import nn\ndef inputs():\n    emb = torch.randn(10, 4)\n    return emb\n"
+              "def build():\n    emb = nn.Embedding(10, 4)\n    emb.cuda()\n    return emb\n"
+              "def twice():\n    t = torch.zeros(2)\n    t = nn.Linear(2, 2)\n    t.cuda()\n")
+    assert rules(scoped, select={"devices-to-not-assigned"}) == []
     quiet = ("import torch\nimport torch.nn.functional as F\nx = torch.zeros(3)\ny = x.masked_fill(x > 0, 1.)\n"
              "x.masked_fill_(x > 0, 1.)\nF.relu(x, inplace=True)\nmodel.to(device)\nmodel.half()\n"
              "ax.scatter(a, b)\ntorch.save(x, 'x.pt')\nx = x.to(torch.float16)\nnet = nn.Linear(2, 2)\n"
@@ -559,6 +571,42 @@ def test_a_cells_last_expression_is_displayed_not_discarded(tmp_path):
     """In a notebook, each cell's last line with code shows its value (trailing blank lines
     aside); the same call before another line of the cell is thrown away."""
     nb = _nb_file(tmp_path, "shown.ipynb", "import torch\nx = torch.zeros(3)\nx.masked_fill(x > 0, 1.)\n\n",
-                  "x.masked_fill(x > 0, 2.)\nprint(x)\n")
+                  "x.masked_fill(x > 0, 2.)\nprint(x)\n", "x.masked_fill(x > 0, 3.)  # shown\n# a comment after it\n",
+                  "x.masked_fill(x > 0, 4.);\n")
     found, reason = lint.check_file(nb, select={"inplace-result-discarded"})
-    assert reason is None and [(f.line, f.where) for f in found] == [(5, "cell 2, line 1")]
+    # cell 2: not the last statement; cell 3: the last statement, a comment after it; cell 4: `;` hides it
+    assert reason is None and [(f.line, f.where) for f in found] == [(5, "cell 2, line 1"), (9, "cell 4, line 1")]
+
+
+def test_review_37_cases_of_the_other_rules(tmp_path):
+    """Review 37: a config or metrics dict with an "optimizer" key is no checkpoint, an
+    optimizer called opt is one, and a printed scaler state is not a saved one; a function's
+    parameter or a loop variable named like the compiled model is not it; %%writefile NAME.py
+    holds Python; a comment that ends in a backslash continues nothing; build/ copies are left
+    out and a linked folder is named as skipped."""
+    scaler = "import torch\nscaler = torch.amp.GradScaler('cuda')\n"
+    rule = {"amp-scaler-not-checkpointed"}
+    assert rules(scaler + "wandb.init(config={'optimizer': 'AdamW'})\nwandb.log({'optim/lr': 3e-4})\n",
+                 select=rule) == []
+    assert rules(scaler + "ckpt = {'model': model.state_dict(), 'opt': opt.state_dict()}\n", select=rule) == [
+        (3, "amp-scaler-not-checkpointed")]
+    assert rules(scaler + "print(scaler.state_dict())\nckpt = {'optimizer': optimizer.state_dict()}\n",
+                 select=rule) == [(4, "amp-scaler-not-checkpointed")]
+    compiled = ("import torch\nmodel = torch.compile(net)\ndef save(model, path):\n"
+                "    torch.save(model.state_dict(), path)\nfor model in [net]:\n    model.state_dict()\n"
+                "with open_model() as model:\n    model.state_dict()\n")
+    assert rules(compiled, select={"compile-orig-mod-prefix"}) == []
+    ddp_script = "%%writefile ddp_example.py\nimport torch\nx = Variable(t, volatile=True)\n"
+    comment = "!pip install x\n# data in C:\\data\\\n%matplotlib inline\n" + VOLATILE
+    for name, cell, line in [("writefile", ddp_script, 3), ("comment", comment, 4)]:
+        found, reason = lint.check_file(_nb_file(tmp_path, f"{name}.ipynb", cell))
+        assert reason is None and [f.line for f in found] == [line], (name, reason)
+    project = tmp_path / "proj"
+    for folder in ("proj/src", "proj/build/lib", "proj/dist", "elsewhere"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "m.py").write_text(VOLATILE, encoding="utf-8")
+    (project / "src" / "linked").symlink_to(tmp_path / "elsewhere")
+    done = _run(str(project))
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.strip() == f"{project / 'src' / 'linked'}: skipped: {lint.LINKED_FOLDER}"
+    assert [line.split(":")[0] for line in done.stdout.splitlines()] == [str(project / "src" / "m.py")]

@@ -69,9 +69,9 @@ class Source:
         self.tree = ast.parse(code, filename=path)
         self.nodes = list(ast.walk(self.tree))  # walked once; every rule reads this list
         self.lines = python_lines(code)
-        # the last line of each cell (a notebook's, or the code itself: a page's block is one),
-        # where a bare expression's value is displayed, not thrown away
-        self.shown = set(cell_ends) | {max((i for i, line in enumerate(self.lines, 1) if line.strip()), default=0)}
+        # the lines where a statement's value is not thrown away: a notebook cell's last statement
+        # (displayed), a page block's that is marked to raise (it never returns)
+        self.shown = set(cell_ends)
         self.aliases = dict(DEFAULT_ALIASES)
         # the code that ran before this (a page's earlier blocks, each read once): only its imports count
         for earlier in [context] if isinstance(context, str) else context:
@@ -539,11 +539,17 @@ def _state_dict_calls(src: Source) -> list[tuple[ast.Call, Kinds]]:
                 for target in stmt.targets:
                     if isinstance(target, ast.Name):
                         state[target.id] = kinds
-            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                a = stmt.args  # a parameter is whatever the caller passes: not the outer name
+                params = {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x}
+                body(stmt.body, {n: k for n, k in state.items() if n not in params})
+            elif isinstance(stmt, ast.ClassDef):
                 body(stmt.body, dict(state))
             elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
                 for _ in range(2):  # a second pass sees what the first assigned
                     again = dict(state)
+                    if not isinstance(stmt, ast.While):  # the loop variable: not followed
+                        again.update({n.id: Kinds() for n in ast.walk(stmt.target) if isinstance(n, ast.Name)})
                     body(stmt.body, again)
                     _merge(state, again)
                 body(stmt.orelse, state)
@@ -554,8 +560,11 @@ def _state_dict_calls(src: Source) -> list[tuple[ast.Call, Kinds]]:
                          ast.AsyncWith: ("body",), ast.Match: ()}[type(stmt)]
                 lists = [getattr(stmt, part) for part in parts]
                 lists += [h.body for h in getattr(stmt, "handlers", [])] + [c.body for c in getattr(stmt, "cases", [])]
+                bound = [i.optional_vars for i in getattr(stmt, "items", []) if i.optional_vars is not None]
                 for stmts_ in lists:
                     branch = dict(state)
+                    branch.update({n.id: Kinds() for v in bound for n in ast.walk(v) if isinstance(n, ast.Name)})
+                    branch.update({h.name: Kinds() for h in getattr(stmt, "handlers", []) if h.name})
                     body(stmts_, branch)
                     branches.append(branch)
                 if isinstance(stmt, (ast.With, ast.AsyncWith)):
@@ -631,21 +640,26 @@ def _scaler_not_checkpointed(src: Source):
     def a_scaler(expr: ast.AST) -> bool:  # one made here, or one named so (made in an earlier block)
         return ast.unparse(expr) in scalers or "scaler" in ast.unparse(expr).lower()
 
-    for node in src.nodes:  # the scaler's state saved anywhere in the file: not this mistake
+    for node in src.nodes:  # the scaler's state stored anywhere in the file (not printed): not this mistake
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "state_dict" \
                 and a_scaler(node.func.value):
-            return
+            parent = src.parents.get(node)
+            if isinstance(parent, ast.Dict) or isinstance(parent, ast.Call) and src.name(parent.func) == "torch.save" \
+                    or isinstance(parent, ast.Assign) and any(isinstance(t, ast.Subscript) for t in parent.targets):
+                return
     named = {ast.unparse(t): node.value for node in src.nodes if isinstance(node, ast.Assign)
              and isinstance(node.value, ast.Dict) for t in node.targets}
+    optimizers = {n for n, kind in _constructed(src).items() if kind.startswith("torch.optim.")}
     added = {ast.unparse(t.value) for node in src.nodes if isinstance(node, ast.Assign)
              for t in node.targets if isinstance(t, ast.Subscript) and _mentions(node.value, scalers)}
     for node in src.nodes:
         if not isinstance(node, ast.Dict):
             continue
         keys = [constant(k) for k in node.keys if k is not None]
-        optimizer = any(isinstance(k, str) and "optim" in k.lower() for k in keys) or any(
+        optimizer = any(  # a value optimizer.state_dict(): a resume checkpoint, not a config or a log
             isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == "state_dict"
-            and "optim" in ast.unparse(v.func.value).lower() for v in node.values)
+            and (optimizers & {ast.unparse(v.func.value)} or "optim" in ast.unparse(v.func.value).lower()
+                 or ast.unparse(v.func.value).rsplit(".", 1)[-1].lower() == "opt") for v in node.values)
         if not optimizer or _mentions(node, scalers) or any(isinstance(k, str) and "scaler" in k.lower() for k in keys):
             continue
         if any(value is node and name in added for name, value in named.items()):
@@ -664,8 +678,8 @@ PURE_FUNCTIONS = {f"torch.nn.functional.{n}" for n in (
 its own throws its only effect away (``inplace=True``, where a function takes it, is the exception)."""
 TENSOR_ONLY_METHODS = {"masked_fill", "masked_scatter", "index_fill", "index_add", "index_copy", "index_put",
                        "scatter_add", "scatter_reduce", "clamp", "clamp_min", "clamp_max", "unsqueeze",
-                       "contiguous", "detach", "nan_to_num", "type_as", "view_as", "reshape_as", "expand_as",
-                       "masked_select", "fill_diagonal"}
+                       "contiguous", "nan_to_num", "type_as", "view_as", "reshape_as", "expand_as",
+                       "masked_select"}
 """Out-of-place methods no module, list or plotting object has (not ``scatter``: ``ax.scatter``)."""
 CONVERSIONS = {"to", "float", "half", "double", "bfloat16", "long", "int", "bool", "cuda", "cpu"}
 """Out of place on a tensor, in place on an ``nn.Module``: flagged only on a name assigned a
@@ -675,15 +689,34 @@ FACTORIES = {f"torch.{n}" for n in ("tensor", "as_tensor", "from_numpy", "zeros"
                                     "randn_like", "rand_like", "full_like", "empty_like", "eye")}
 
 
+INPLACE_AT = {"relu": 1, "relu6": 1, "selu": 1, "silu": 1, "mish": 1, "elu": 2, "celu": 2, "leaky_relu": 2,
+              "hardtanh": 3, "dropout": 3, "dropout1d": 3, "dropout2d": 3, "dropout3d": 3, "alpha_dropout": 3,
+              "feature_alpha_dropout": 3}
+"""Where ``inplace`` is passed by position (``F.relu(x, True)``), in torch.nn.functional."""
+
+
+def _acts_in_place(src: Source, call: ast.Call) -> bool:
+    """``out=``, or ``inplace`` true by keyword or by position: the call changes a tensor."""
+    if keyword(call, "out") is not None:
+        return True
+    inplace = keyword(call, "inplace")
+    if inplace is None:
+        at = INPLACE_AT.get((src.name(call.func) or "").rsplit(".", 1)[-1]) \
+            if (src.name(call.func) or "").startswith("torch.nn.functional.") else None
+        inplace = call.args[at] if at is not None and len(call.args) > at else None
+        return inplace is not None and constant(inplace) is not False
+    return constant(inplace.value) is not False
+
+
 def _bare_calls(src: Source) -> Iterator[ast.Call]:
-    """Calls written as statements of their own, whose value is not displayed: not the last
-    statement of a notebook cell or a page's block (Jupyter shows that one's value)."""
+    """Calls written as statements of their own whose value is lost: not a notebook cell's
+    displayed last statement (:attr:`Source.shown`), not one that writes through ``out=`` or
+    ``inplace``."""
     for node in src.nodes:
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             if node in src.tree.body and getattr(node, "end_lineno", 0) in src.shown:
                 continue
-            inplace = keyword(node.value, "inplace")
-            if inplace is None or constant(inplace.value) is False:
+            if not _acts_in_place(src, node.value):
                 yield node.value
 
 
@@ -703,11 +736,19 @@ def _to_discarded(src: Source):
     """``x.to(torch.float16)``, ``x.cuda()``, ``x.double()`` as a statement of its own, on a name
     assigned a tensor made by a torch factory: on a tensor it is out of place (on a module, in place:
     that is why only a name known to hold a tensor is read)."""
-    tensors = {t.id for node in src.nodes if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
-               and src.name(node.value.func) in FACTORIES for t in node.targets if isinstance(t, ast.Name)}
+    scopes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    kinds: dict[tuple[ast.AST | None, str], set[bool]] = {}  # (scope, name) -> made by a factory?
+    for node in src.nodes:
+        if isinstance(node, ast.Assign):
+            factory = isinstance(node.value, ast.Call) and src.name(node.value.func) in FACTORIES
+            for target in node.targets:
+                for n in ast.walk(target):
+                    if isinstance(n, ast.Name):
+                        kinds.setdefault((src.enclosing(node, scopes), n.id), set()).add(factory and n is target)
     for call in _bare_calls(src):
         if isinstance(call.func, ast.Attribute) and call.func.attr in CONVERSIONS \
-                and isinstance(call.func.value, ast.Name) and call.func.value.id in tensors:
+                and isinstance(call.func.value, ast.Name) \
+                and kinds.get((src.enclosing(call, scopes), call.func.value.id)) == {True}:
             yield call, "assign the result: x = x.to(...)"
 
 
@@ -785,6 +826,7 @@ def read_source(path: Path) -> str:
 MAGIC_ASSIGN = re.compile(r"^(\s*)([A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*[!%]")
 HELP = re.compile(r"^(?:\?{1,2}[\w.]+|[\w.]+\?{1,2})$")
 PYTHON_CELL_MAGICS = ("time", "timeit", "capture", "prun")  # their body is Python: checked
+# (so is %%writefile NAME.py's, the way a notebook holds a DDP script, and %%script python's)
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
@@ -799,8 +841,6 @@ def python_lines(code: str) -> list[str]:
 def _starts_a_statement(before: list[str]) -> bool:
     """Whether the line after ``before`` begins a logical line (not inside brackets, a string or
     a backslash continuation): a ``%`` there is a magic, inside brackets it is an operator."""
-    if before and before[-1].endswith("\\"):
-        return False
     try:
         for _ in tokenize.generate_tokens(io.StringIO("\n".join(before) + "\n").readline):
             pass
@@ -823,9 +863,12 @@ def without_magics(source: str) -> list[str]:
     lines = python_lines(source)
     first = source.lstrip()
     if first.startswith("%%"):
-        name = first[2:].split(None, 1)[0] if first[2:].strip() else ""
+        words = first[2:].split("\n", 1)[0].split()
+        name = words[0] if words else ""
         at = next(i for i, line in enumerate(lines) if line.strip())
-        if name not in PYTHON_CELL_MAGICS:
+        python = name in PYTHON_CELL_MAGICS or name in ("writefile", "file") and words[-1].endswith(".py") \
+            or name == "script" and words[-1:] in (["python"], ["python3"])
+        if not python:
             return ["" for _ in lines]
         return without_magics("\n".join(["" for _ in lines[:at + 1]] + lines[at + 1:]) + "\n")
     try:
@@ -874,7 +917,7 @@ def notebook(path: Path) -> tuple[str, list[tuple[int, int]]]:
     kernel = meta.get("kernelspec") if isinstance(meta.get("kernelspec"), dict) else {}
     language = info.get("name") or kernel.get("language")
     if isinstance(language, str) and language.lower() != "python":
-        raise Unreadable(f"{NOT_PYTHON}: a {language} notebook")
+        raise Unreadable(f"{NOT_PYTHON}: the notebook's language is {language}")
     lines: list[str] = []
     where: list[tuple[int, int]] = []
     for number, cell in enumerate(nb["cells"], 1):
@@ -893,6 +936,34 @@ def notebook(path: Path) -> tuple[str, list[tuple[int, int]]]:
     return "\n".join(lines) + "\n", where
 
 
+def _displayed(code: str, where: list[tuple[int, int]]) -> list[int]:
+    """The line where each cell's last statement ends, when Jupyter displays its value: a bare
+    expression not ended by ``;``."""
+    lines = python_lines(code)
+    cells: dict[int, list[int]] = {}
+    for i, (cell, _) in enumerate(where, 1):
+        cells.setdefault(cell, []).append(i)
+    shown = []
+    for numbers in cells.values():
+        try:
+            tree = ast.parse("\n".join(lines[i - 1] for i in numbers) + "\n")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        if tree.body and isinstance(tree.body[-1], ast.Expr):
+            end = numbers[0] + tree.body[-1].end_lineno - 1
+            if not lines[end - 1].split("#", 1)[0].rstrip().endswith(";"):
+                shown.append(end)
+    return shown
+
+
+def _last_statement_end(code: str) -> list[int]:
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    return [tree.body[-1].end_lineno] if tree.body else []
+
+
 def notebook_code(path: Path) -> str:
     """A notebook's code cells as one file (:func:`notebook`)."""
     return notebook(path)[0]
@@ -904,10 +975,7 @@ def check_file(path: Path, select: set[str] | None = None,
     try:
         if path.suffix == ".ipynb":
             code, where = notebook(path)
-            lines = python_lines(code)
-            last = {cell: i for i, (cell, _) in enumerate(where, 1) if lines[i - 1].strip()}
-            ends = sorted(last.values())  # each cell's last line with code
-            found = lint_code(code, str(path), select, ignore, cell_ends=ends)
+            found = lint_code(code, str(path), select, ignore, cell_ends=_displayed(code, where))
             return [replace(f, where="cell {}, line {}".format(*where[f.line - 1])) if f.line <= len(where) else f
                     for f in found], None
         return lint_code(read_source(path), str(path), select, ignore), None
@@ -921,7 +989,9 @@ def check_file(path: Path, select: set[str] | None = None,
         return [], f"the checker failed on it ({type(e).__name__}: {e}); please report this file"
 
 
-SKIPPED_FOLDERS = {"venv", "site-packages", "node_modules", "__pycache__", "__pypackages__"}
+SKIPPED_FOLDERS = {"venv", "site-packages", "node_modules", "__pycache__", "__pypackages__", "build", "dist",
+                   "_build"}  # as black's and ruff's defaults: installed, built or copied code
+LINKED_FOLDER = "a link to a folder, not followed (name it on the command line to check it)"
 
 
 def files(paths: list[Path]) -> Iterator[tuple[Path, str | None]]:
@@ -934,15 +1004,18 @@ def files(paths: list[Path]) -> Iterator[tuple[Path, str | None]]:
             yield path, None
             continue
         errors: list[OSError] = []
-        found = []
+        found: list[Path] = []
+        linked: list[Path] = []
         for folder, dirs, names in os.walk(path, onerror=errors.append):
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIPPED_FOLDERS)
+            linked.extend(Path(folder) / d for d in dirs if (Path(folder) / d).is_symlink())
             for name in names:
                 p = Path(folder) / name
                 # a dangling link is named (it cannot be opened)
                 if p.suffix in (".py", ".ipynb") and (p.is_file() or p.is_symlink() and not p.exists()):
                     found.append(p)
         yield from ((p, None) for p in sorted(found))
+        yield from ((p, LINKED_FOLDER) for p in sorted(linked))
         for e in errors:
             yield Path(e.filename or path), f"the folder cannot be listed ({type(e).__name__}: {e.strerror})"
 
@@ -988,7 +1061,7 @@ def main(argv: list[str] | None = None) -> int:
     status = 0
     for path, unlisted in files(args.paths):
         found, reason = check_file(path, args.select, args.ignore) if unlisted is None else ([], unlisted)
-        if reason is not None and reason.startswith(NOT_PYTHON):
+        if reason is not None and reason.startswith((NOT_PYTHON, LINKED_FOLDER)):
             print(f"{path}: skipped: {reason}", file=sys.stderr)
             continue
         if reason is not None:
@@ -1082,8 +1155,12 @@ def page_problems(page: Path, root: Path) -> list[str]:
         if block.syntax != "python":
             continue
         context, before = before, before + ([block.code] if not block.file else [])
+        # a notebook page's cell displays its last value; a block marked to raise never returns one
+        kept = _last_statement_end(block.code) if block.raises else \
+            _displayed(block.code, [(1, i) for i in range(1, len(python_lines(block.code)) + 1)]) \
+            if page.suffix == ".ipynb" else []
         try:
-            findings = lint_code(block.code, block.where, context=context)
+            findings = lint_code(block.code, block.where, context=context, cell_ends=kept)
         except SyntaxError as e:
             if block.lint_mistake or block.lint_fix:
                 problems.append(f"{block.where}: a block with a lint marker does not parse: {e.msg}")
