@@ -610,3 +610,20 @@ def test_review_37_cases_of_the_other_rules(tmp_path):
     assert done.returncode == 1, done.stderr
     assert done.stderr.strip() == f"{project / 'src' / 'linked'}: skipped: {lint.LINKED_FOLDER}"
     assert [line.split(":")[0] for line in done.stdout.splitlines()] == [str(project / "src" / "m.py")]
+
+
+def test_the_ddp_prefix_rule_follows_the_wrapper_in_source_order():
+    """Field test 2 (reports/lint.md): MAE takes the plain model's state_dict() before wrapping
+    it (a false finding), DINO assigns the wrapper before a deeper assignment in an elif (a miss)."""
+    rule = {"checkpoint-ddp-module-prefix"}
+    mae = ("import torch\nmodel = build()\nstate_dict = model.state_dict()\n"
+           "model = torch.nn.parallel.DistributedDataParallel(model)\nmodel_without_ddp = model.module\n"
+           "torch.save({'model': model_without_ddp.state_dict()}, 'x.pth')\n")
+    assert rules(mae, select=rule) == []
+    dino = ("import torch\nif arch == 'a':\n    student = make()\nelif arch == 'b':\n    student = torch.hub.load('x', 'y')\n"
+            "student = nn.parallel.DistributedDataParallel(student)\nsave_dict = {'student': student.state_dict()}\n")
+    assert rules(dino, select=rule) == [(7, "checkpoint-ddp-module-prefix")]
+    # build-nanogpt: the unwrap idiom takes .module exactly when the model is wrapped
+    assert rules(NANOGPT.replace("import torch\n", "import torch\nfrom torch import nn\n"), select=rule) == []
+    assert rules(NANOGPT.replace("model.module if ddp else model", "model if not ddp else model.module"),
+                 select=rule | {"compile-orig-mod-prefix"}) == [(11, "compile-orig-mod-prefix")]

@@ -482,7 +482,13 @@ def _kinds_of(src: Source, node: ast.AST | None, state: dict[str, Kinds]) -> Kin
     if isinstance(node, ast.Name):
         return state.get(node.id, Kinds())
     if isinstance(node, ast.IfExp):
-        return _kinds_of(src, node.body, state) | _kinds_of(src, node.orelse, state)
+        body, orelse = _kinds_of(src, node.body, state), _kinds_of(src, node.orelse, state)
+        # the unwrap idiom, `m.module if ddp else m`: the branch that keeps m runs when m is no wrapper
+        for unwrap, keep, keep_kinds in ((node.body, node.orelse, orelse), (node.orelse, node.body, body)):
+            if isinstance(unwrap, ast.Attribute) and unwrap.attr == "module" \
+                    and ast.unparse(unwrap.value) == ast.unparse(keep):
+                return _kinds_of(src, unwrap, state) | Kinds(k for k in keep_kinds if not k.startswith("ddp:"))
+        return body | orelse
     if isinstance(node, ast.BoolOp):
         return Kinds().union(*(_kinds_of(src, v, state) for v in node.values))
     if isinstance(node, ast.NamedExpr):
@@ -497,7 +503,8 @@ def _kinds_of(src: Source, node: ast.AST | None, state: dict[str, Kinds]) -> Kin
         if callee == "torch.compile":
             return Kinds({"compiled"})
         if callee.rsplit(".", 1)[-1] in WRAPPERS:
-            return Kinds("ddp:" + k for k in _kinds_of(src, first, state) if not k.startswith("ddp:ddp:"))
+            inner = _kinds_of(src, first, state) or Kinds({"plain"})
+            return Kinds("ddp:" + k for k in inner if not k.startswith("ddp:ddp:"))
         if callee == "getattr" and len(node.args) >= 2 and constant(node.args[1]) in ("module", "_orig_mod"):
             inner = _kinds_of(src, first, state)
             default = _kinds_of(src, node.args[2], state) if len(node.args) > 2 else Kinds()
@@ -578,13 +585,13 @@ def _state_dict_calls(src: Source) -> list[tuple[ast.Call, Kinds]]:
 
 @rule("checkpoint-ddp-module-prefix")
 def _ddp_state_dict(src: Source):
-    """torch.save(ddp_model.state_dict()): every key starts with module."""
-    wrapped = {n for n, kind in _constructed(src).items()
-               if kind.split(".")[-1] in ("DistributedDataParallel", "DataParallel", "DDP")}
-    for node in src.nodes:
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "state_dict" \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id in wrapped:
-            yield node, "save model.module.state_dict()"
+    """torch.save(ddp_model.state_dict()): every key starts with module. The wrapper is followed
+    in source order (:func:`_state_dict_calls`): a state_dict() taken before the model is wrapped
+    is the plain one (MAE's fine-tuning scripts), a wrapper assigned deeper in the file still
+    counts (DINO's)."""
+    for call, kinds in _state_dict_calls(src):
+        if any(k.startswith("ddp:") for k in kinds):
+            yield call, "save model.module.state_dict()"
 
 
 @rule("rnn-pack-batch-first")
