@@ -627,3 +627,13 @@ def test_the_ddp_prefix_rule_follows_the_wrapper_in_source_order():
     assert rules(NANOGPT.replace("import torch\n", "import torch\nfrom torch import nn\n"), select=rule) == []
     assert rules(NANOGPT.replace("model.module if ddp else model", "model if not ddp else model.module"),
                  select=rule | {"compile-orig-mod-prefix"}) == [(11, "compile-orig-mod-prefix")]
+
+
+def test_a_grad_mode_called_on_a_line_of_its_own_is_found():
+    """kuprel/min-dalle#24: `torch.no_grad()` as a statement enters nothing; in `with`, as a
+    decorator, or set_grad_enabled(False) as a call, it works."""
+    rule = {"inference-no-grad-not-entered"}
+    code = ("import torch\nfrom torch import no_grad\ntorch.no_grad()\nno_grad()\ntorch.inference_mode()\n"
+            "with torch.no_grad():\n    pass\n@torch.no_grad()\ndef f():\n    pass\ntorch.set_grad_enabled(False)\n")
+    assert rules(code, select=rule) == [(3, "inference-no-grad-not-entered"), (4, "inference-no-grad-not-entered"),
+                                        (5, "inference-no-grad-not-entered")]

@@ -759,6 +759,18 @@ def _to_discarded(src: Source):
             yield call, "assign the result: x = x.to(...)"
 
 
+@rule("inference-no-grad-not-entered")
+def _no_grad_statement(src: Source):
+    """``torch.no_grad()`` on a line of its own: a context manager built and dropped, recording
+    stays on (kuprel/min-dalle#24). Even a notebook's displayed last line: showing the object
+    enters nothing. ``torch.set_grad_enabled(False)`` works as a call, and is not flagged."""
+    for node in src.nodes:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and src.name(node.value.func) in (
+                "torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.autograd.no_grad",
+                "torch.autograd.enable_grad"):
+            yield node.value, "use it in a with statement: with torch.no_grad():"
+
+
 @rule("ddp-launch-unrecognized-local-rank")
 def _underscore_only(src: Source):
     """Only --local_rank: torch.distributed.launch passes --local-rank since torch 2.0."""
@@ -1117,6 +1129,7 @@ HINTS_ZH: dict[str, str] = {
     "call scaler.unscale_(optimizer) first": "先调用 scaler.unscale_(optimizer)",
     "assign the result, or use the in-place form where there is one": "把结果赋给变量，或改用原地版本（如果有的话）",
     "assign the result: x = x.to(...)": "把结果赋回去：x = x.to(...)",
+    "use it in a with statement: with torch.no_grad():": "放进 with 语句：with torch.no_grad():",
     'accept both: add_argument("--local-rank", "--local_rank", ...)': '两种写法都接受：add_argument("--local-rank", "--local_rank", ...)',
     'read os.environ["LOCAL_RANK"] (torchrun sets it)': '读取 os.environ["LOCAL_RANK"]（torchrun 会设置它）',
     'put the code that runs under if __name__ == "__main__":': '把要执行的代码放进 if __name__ == "__main__": 之下',
