@@ -637,3 +637,7 @@ def test_a_grad_mode_called_on_a_line_of_its_own_is_found():
             "with torch.no_grad():\n    pass\n@torch.no_grad()\ndef f():\n    pass\ntorch.set_grad_enabled(False)\n")
     assert rules(code, select=rule) == [(3, "inference-no-grad-not-entered"), (4, "inference-no-grad-not-entered"),
                                         (5, "inference-no-grad-not-entered")]
+    spelled = "import torch\ntorch.autograd.inference_mode()\ntorch.autograd.grad_mode.no_grad()\ntorch.enable_grad()\n"
+    assert [f.detail for f in lint.lint_code(spelled, select=rule)] == [
+        "use it in a with statement: with torch.inference_mode():", "use it in a with statement: with torch.no_grad():",
+        "use it in a with statement: with torch.enable_grad():"]

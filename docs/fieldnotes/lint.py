@@ -765,10 +765,11 @@ def _no_grad_statement(src: Source):
     stays on (kuprel/min-dalle#24). Even a notebook's displayed last line: showing the object
     enters nothing. ``torch.set_grad_enabled(False)`` works as a call, and is not flagged."""
     for node in src.nodes:
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and src.name(node.value.func) in (
-                "torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.autograd.no_grad",
-                "torch.autograd.enable_grad"):
-            yield node.value, "use it in a with statement: with torch.no_grad():"
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            name = (src.name(node.value.func) or "").replace("torch.autograd.grad_mode.", "torch.")
+            name = name.replace("torch.autograd.", "torch.")
+            if name in ("torch.no_grad", "torch.enable_grad", "torch.inference_mode"):
+                yield node.value, f"use it in a with statement: with {name}():"
 
 
 @rule("ddp-launch-unrecognized-local-rank")
@@ -1129,7 +1130,7 @@ HINTS_ZH: dict[str, str] = {
     "call scaler.unscale_(optimizer) first": "先调用 scaler.unscale_(optimizer)",
     "assign the result, or use the in-place form where there is one": "把结果赋给变量，或改用原地版本（如果有的话）",
     "assign the result: x = x.to(...)": "把结果赋回去：x = x.to(...)",
-    "use it in a with statement: with torch.no_grad():": "放进 with 语句：with torch.no_grad():",
+
     'accept both: add_argument("--local-rank", "--local_rank", ...)': '两种写法都接受：add_argument("--local-rank", "--local_rank", ...)',
     'read os.environ["LOCAL_RANK"] (torchrun sets it)': '读取 os.environ["LOCAL_RANK"]（torchrun 会设置它）',
     'put the code that runs under if __name__ == "__main__":': '把要执行的代码放进 if __name__ == "__main__": 之下',
@@ -1140,6 +1141,7 @@ HINT_PATTERNS_ZH: list[tuple[str, str]] = [
     (r"torch\.backends\.cudnn has no flag '(\w+)'", r"torch.backends.cudnn 没有名为 '\1' 的标志"),
     (r"assign (True|False), a bool", r"应赋值为布尔值 \1"),
     (r"use torch\.amp\.(\w+)\('(\w+)', \.\.\.\)", r"改用 torch.amp.\1('\2', ...)"),
+    (r"use it in a with statement: with ([\w.]+)\(\):", r"放进 with 语句：with \1():"),
     (r"add ([\w.]+)\.state_dict\(\) to the checkpoint and load it when resuming",
      r"把 \1.state_dict() 存进检查点，恢复训练时再加载它"),
 ]
