@@ -145,8 +145,11 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def pytest_terminal_summary(terminalreporter):
-    """Show what the browser tests measured (search hit rate, page weights) in the CI log."""
-    if SUMMARIES:
+    """Show what the browser tests measured (search hit rate, page weights) in the CI log, and how
+    many take-away files ran (the others' runs were recorded for the same code and environment)."""
+    downloads = sys.modules.get("test_downloads")
+    lines = SUMMARIES + [line for line in [downloads and downloads.summary()] if line]
+    if lines:
         terminalreporter.section("measurements")
-        for line in SUMMARIES:
+        for line in lines:
             terminalreporter.write_line(line)

@@ -27,7 +27,7 @@ import pytest
 from bs4 import BeautifulSoup
 from nbclient import NotebookClient
 
-from fieldnotes import downloads
+from fieldnotes import downloads, filerecords
 from fieldnotes.blocks import read_blocks
 from fieldnotes.languages import LANGS
 from fieldnotes.outputs import printable
@@ -224,6 +224,67 @@ def test_files_the_code_uses_are_written_so_the_files_stand_alone(tmp_path):
     assert [shown[f"block-{i}"][0] for i in range(3)] == ["42\n", "Writing snippets/shown.py\n", "shown \\n ran\n"]
 
 
+def test_a_recorded_run_stands_only_for_the_same_code_kind_environment_and_pins(tmp_path):
+    (tmp_path / "requirements.txt").write_text("torch==2.13.0\n", encoding="utf-8")
+    env = {"python": "3.11.7", "torch": "2.13.0+cpu", "device": "CPU (x86_64)"}
+    base = filerecords.key("code", "script", tmp_path, env)
+    assert base == filerecords.key("code", "script", tmp_path, dict(env))
+    changed = [filerecords.key("code.", "script", tmp_path, env),
+               filerecords.key("code", "notebook", tmp_path, env),
+               filerecords.key("code", "script", tmp_path, {**env, "torch": "2.14.1+cpu"}),
+               filerecords.key("code", "script", tmp_path, {**env, "python": "3.12.1"}),
+               filerecords.key("code", "script", tmp_path, {**env, "device": "NVIDIA H200 | CUDA_VISIBLE_DEVICES="})]
+    (tmp_path / "requirements.txt").write_text("torch==2.14.1\n", encoding="utf-8")
+    changed.append(filerecords.key("code", "script", tmp_path, env))
+    assert base not in changed and len(set(changed)) == len(changed)
+    with pytest.raises(ValueError, match="kind must be one of"):
+        filerecords.key("code", "binary", tmp_path, env)
+
+
+def test_records_are_kept_reused_written_whole_or_not_at_all_and_switched_off(tmp_path):
+    (tmp_path / "tests").mkdir()
+    records = filerecords.Records(tmp_path, env={})
+    assert records.get("k1") is None
+    records.put("k1", "a.md", "script", [0, "out\n"])
+    assert records.get("k1") == ([0, "out\n"], "the store")
+    assert filerecords.Records(tmp_path, env={filerecords.SWITCH: "off"}).get("k1") is None
+    assert records.write([("a.md", "script", "k1"), ("b.md", "notebook", "k2")]) == ["b.md (notebook)"]
+    assert not records.path.exists()  # one page without a run: nothing written
+    assert records.write([("a.md", "script", "k1")]) == []
+    (records.folder / "k1"[:2] / "k1.json").unlink()
+    assert filerecords.Records(tmp_path, env={}).get("k1") == ([0, "out\n"], "tests/file-runs.json")
+    assert filerecords.Records(tmp_path, env={filerecords.SWITCH: "off"}).get("k1") is None
+
+
+def test_a_recorded_run_is_held_to_this_sessions_page(tmp_path, monkeypatch):
+    """Planted faults, with the files' runs recorded: the page's output changes between runs (a
+    random number), a recorded run no longer matches the page, and a page that raises where its
+    files do not. Each fails, naming the page and the record."""
+    from fieldnotes.execute import run_page
+
+    body = f"# T\n\n{FENCE}python\nimport os\nprint(os.urandom(8).hex())\n{FENCE}\n\n{FENCE}python\nprint(2)\n{FENCE}\n"
+    blocks, made = _page(tmp_path, body)
+    (tmp_path / "run").mkdir()
+    recorded = {"script": from_json("script", json.loads(json.dumps(run_script(made.script, tmp_path / "run")))),
+                "notebook": from_json("notebook", json.loads(json.dumps(run_notebook(made.notebook, tmp_path / "run"))))}
+    for kind in filerecords.KINDS:
+        monkeypatch.setitem(_recorded, ("p.md", kind), "tests/file-runs.json")
+    page_run = run_page(blocks, tmp_path)
+    assert [r.status for r in page_run.results] == ["ok", "ok"], page_run
+    with pytest.raises(AssertionError, match=r"docs/en/p.md as a script \(the run recorded in tests/file-runs.json\)"):
+        prints_what_the_page_shows("p.md", "script", blocks, page_run, recorded["script"])
+    with pytest.raises(AssertionError, match=r"docs/en/p.md:\d+ in the notebook \(the run recorded in tests/file-runs"):
+        prints_what_the_page_shows("p.md", "notebook", blocks, page_run, recorded["notebook"])
+    # the same run with the page's own first line: it passes, so the random line alone failed it
+    first = page_run.results[0].output
+    script = (0, first + "2\n")
+    prints_what_the_page_shows("p.md", "script", blocks, page_run, script)
+    notebook = {**recorded["notebook"], "block-0": (first, "")}
+    prints_what_the_page_shows("p.md", "notebook", blocks, page_run, notebook)
+    with pytest.raises(AssertionError, match=r"as a script \(the run recorded .*\(exit status 1\)"):
+        prints_what_the_page_shows("p.md", "script", blocks, page_run, (1, script[1]))
+
+
 @pytest.mark.parametrize("text", ["", "plain", "ends with \\", "'''\n\"\"\"", "r'''\\'", "\r\n", "中文\t\x1b"])
 def test_a_literal_is_the_text_itself(text):
     import ast
@@ -280,6 +341,9 @@ def test_both_languages_have_the_same_code(built_site):
 
 _executions: dict[tuple[str, str], Future] = {}
 _pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="fieldnotes-download")
+_records = filerecords.Records(ROOT)
+_recorded: dict[tuple[str, str], str] = {}
+"""(page, kind) -> where its run was recorded, for the files this session did not run."""
 
 
 @functools.cache
@@ -299,19 +363,38 @@ _starting = threading.Lock()
 def start_executions() -> None:
     """Every page's notebook and script, run once for the session in a pool: started by conftest.py
     once the pages' own runs are done (or by the first test that needs one), so that they run
-    beside the tests of the built site, not after them (reports/ci-time.md)."""
+    beside the tests of the built site, not after them (reports/ci-time.md). A file whose run of
+    the same code in the same environment is recorded (fieldnotes.filerecords) is not run again:
+    the recorded run is compared with this session's page run as a new one would be."""
     with _starting:
         if _executions:
             return
         for p in PAGES:
-            made = made_here(p)[1]
+            code, made = made_here(p)
             for k, text in (("notebook", made.notebook), ("script", made.script)):
-                _executions[(p, k)] = _pool.submit(_run_in_temp, text, k)
+                key = filerecords.key(code, k, ROOT)
+                recorded = _records.get(key)
+                if recorded is not None:
+                    _recorded[(p, k)] = recorded[1]
+                    _executions[(p, k)] = done = Future()
+                    done.set_result(from_json(k, recorded[0]))
+                else:
+                    _executions[(p, k)] = _pool.submit(_run_and_keep, text, k, key, p)
 
 
 def stop_executions() -> None:
     """At the end of the session: the runs not started yet are cancelled (a -x or a ^C)."""
     _pool.shutdown(wait=False, cancel_futures=True)
+
+
+def summary() -> str | None:
+    """One line for the session's summary: how many files ran, how many runs were recorded."""
+    if not _executions:
+        return None
+    where = sorted(set(_recorded.values()))
+    return (f"take-away files: {len(_executions) - len(_recorded)} of {len(_executions)} run in this session, "
+            f"{len(_recorded)} recorded for the same code and environment ({', '.join(where) or 'none'}; "
+            f"{filerecords.SWITCH}=off runs them all)")
 
 
 def same_code_as_executed(site: Path, page: str) -> None:
@@ -333,6 +416,19 @@ def _run_in_temp(text: str, kind: str):
         return run_notebook(text, Path(folder)) if kind == "notebook" else run_script(text, Path(folder))
 
 
+def _run_and_keep(text: str, kind: str, key: str, page: str):
+    result = _run_in_temp(text, kind)
+    _records.put(key, page, kind, result)
+    return result
+
+
+def from_json(kind: str, result):
+    """A run as JSON keeps it (lists for tuples) -> as the run returned it."""
+    if kind == "script":
+        return tuple(result)
+    return {cell: tuple(shown) for cell, shown in result.items()}
+
+
 def _page_run(page: str) -> tuple[list, PageRun]:
     blocks = read_blocks(ROOT / "docs" / "en" / page, root=ROOT)
     run = Store(default_folder(ROOT)).get(page_key(blocks, ROOT))
@@ -345,18 +441,24 @@ def _page_run(page: str) -> tuple[list, PageRun]:
 @pytest.mark.parametrize("page", PAGES)
 def test_the_files_print_what_the_page_shows(built_site, page, kind):
     blocks, run = _page_run(page)
-    result = _execute(built_site.path, page, kind).result()
+    prints_what_the_page_shows(page, kind, blocks, run, _execute(built_site.path, page, kind).result())
+
+
+def prints_what_the_page_shows(page: str, kind: str, blocks, run: PageRun, result) -> None:
+    """The file's run (``result``, new or recorded) against this session's run of the page."""
     want = expected(blocks, run, kind == "notebook")
+    recorded = f" (the run recorded in {_recorded[(page, kind)]})" if (page, kind) in _recorded else ""
     if kind == "script":
         status, out = result
         diff = "".join(difflib.unified_diff("".join(want).splitlines(True), out.splitlines(True),
                                             "the page shows", "the script prints", n=2))
-        assert status == 0 and not diff, f"docs/en/{page} as a script (exit status {status}):\n{diff[-6000:]}"
+        assert status == 0 and not diff, (
+            f"docs/en/{page} as a script{recorded} (exit status {status}):\n{diff[-6000:]}")
         return
     for index, block in enumerate(blocks):
         got = result.get(f"block-{index}", ("", ""))
         assert interleaves(want[index], got), (
-            f"docs/en/{page}:{block.lineno} in the notebook prints\n{got[0]}\n--- and on stderr\n{got[1]}\n"
+            f"docs/en/{page}:{block.lineno} in the notebook{recorded} prints\n{got[0]}\n--- and on stderr\n{got[1]}\n"
             f"--- the page shows\n{want[index]}")
 
 

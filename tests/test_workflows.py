@@ -208,7 +208,8 @@ def test_actions_pinned_to_commit_sha(path: Path) -> None:
 def test_deploy_publishes_what_its_own_tests_executed():
     """The deploy job runs each page once: its tests run every page fresh into a store of the job's
     own (emptied first, under the runner's temporary folder), and its build reuses those runs and
-    no other. No stored run from elsewhere reaches the published site."""
+    no other. No stored run from elsewhere reaches the published site, and no recorded run of a
+    take-away file stands for one (fieldnotes.filerecords)."""
     deploy = yaml.safe_load((GITHUB_DIR / "workflows" / "deploy.yml").read_text(encoding="utf-8"))
     job = deploy["jobs"]["build"]
     assert job["env"]["FIELDNOTES_STORE"].startswith("${{ runner.temp }}/"), job.get("env")
@@ -218,3 +219,5 @@ def test_deploy_publishes_what_its_own_tests_executed():
     assert tests < build, "the build reuses the tests' runs: the tests come first"
     assert runs[tests].index('rm -rf "${FIELDNOTES_STORE}"') < runs[tests].index("python -m pytest")
     assert all("FIELDNOTES_STORE" not in step.get("env", {}) for step in job["steps"]), "one store for the job"
+    # the notebooks and scripts it publishes run in this job, whatever tests/file-runs.json records
+    assert job["steps"][tests].get("env", {}).get("FIELDNOTES_FILE_RECORD") == "off", job["steps"][tests]
