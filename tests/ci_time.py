@@ -164,7 +164,12 @@ def write(runs: dict[str, dict]) -> None:
               "notebooks and scripts, browser tests), divided by the number of pages. At that rate, 60 topic "
               "pages per language take: " + "; ".join(
                   f"{label} {(runs[label]['seconds'] + (60 - runs[label]['pages']) * sum(runs[label]['parts'][p] for p in PER_PAGE) / runs[label]['pages']) / 60:.1f} min"
-                  for label in labels) + "."]
+                  for label in labels) + ".", "",
+              "Notebooks and scripts: since 407152f a page's take-away files run only when no run of their "
+              "code in the same environment is recorded (`tests/file-runs.json`, `fieldnotes.filerecords`); "
+              "each session's fresh page runs are held to the recorded runs. A change that adds or edits k "
+              "pages without recording their runs (`tests/record_files.py`) runs those k pages' files: "
+              "about the before run's notebooks-and-scripts figure per page, each."]
     REPORT.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -173,8 +178,12 @@ def main() -> int:
     parser.add_argument("--label", default="after", help="the run's name in the report (before, after)")
     parser.add_argument("--rev", default="HEAD", help="the commit to clone (default HEAD: commit first)")
     parser.add_argument("--keep", action="store_true", help="keep the clone and its logs")
+    parser.add_argument("--write-only", action="store_true", help="rewrite the report from the runs kept")
     args = parser.parse_args()
     runs = json.loads(DATA.read_text(encoding="utf-8")) if DATA.exists() else {}
+    if args.write_only:
+        write(runs)
+        return 0
     runs[args.label] = measure(args.rev, args.keep)
     DATA.write_text(json.dumps(runs, indent=1) + "\n", encoding="utf-8")
     write(runs)
