@@ -94,21 +94,22 @@ def pytest_collection_modifyitems(items):
 
 @pytest.hookimpl(trylast=True)  # after fieldnotes.pytest_plugin has started the pages' runs
 def pytest_collection_finish(session):
-    """Every page's notebook and script (if their tests were selected) start running in the
+    """The notebook and script of every page whose files' tests were selected start running in the
     background as soon as the pages' own runs are done, so that they run beside the tests of the
     built site instead of after them, without adding to the load while the pages run (their blocks
     have time limits, and the launch pages' ranks wait on each other)."""
     if session.config.option.collectonly:
         return
-    files = next((item for item in session.items
-                  if item.nodeid.startswith("tests/test_downloads.py::test_the_files_print_what_the_page_shows")), None)
-    if files is None:
+    files = [item for item in session.items
+             if item.nodeid.startswith("tests/test_downloads.py::test_the_files_print_what_the_page_shows")]
+    if not files:
         return
     pages = [future for future in {getattr(item.parent, "future", None) for item in session.items} if future]
+    selected = list(dict.fromkeys(item.callspec.params["page"] for item in files))
 
     def start() -> None:
         concurrent.futures.wait(pages)
-        files.module.start_executions()
+        files[0].module.start_executions(selected)
 
     threading.Thread(target=start, name="fieldnotes-downloads-start", daemon=True).start()
 

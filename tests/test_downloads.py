@@ -360,16 +360,17 @@ def made_here(page: str) -> tuple[str, downloads.Downloads]:
 _starting = threading.Lock()
 
 
-def start_executions() -> None:
-    """Every page's notebook and script, run once for the session in a pool: started by conftest.py
-    once the pages' own runs are done (or by the first test that needs one), so that they run
-    beside the tests of the built site, not after them (reports/ci-time.md). A file whose run of
-    the same code in the same environment is recorded (fieldnotes.filerecords) is not run again:
-    the recorded run is compared with this session's page run as a new one would be."""
+def start_executions(pages: list[str] | None = None) -> None:
+    """The notebook and script of ``pages`` (default: every page), run once for the session in a
+    pool: started by conftest.py for the pages whose tests are selected, once the pages' own runs
+    are done (or by the first test that needs one), so that they run beside the tests of the built
+    site, not after them (reports/ci-time.md). A file whose run of the same code in the same
+    environment is recorded (fieldnotes.filerecords) is not run again: the recorded run is compared
+    with this session's page run as a new one would be."""
     with _starting:
-        if _executions:
-            return
-        for p in PAGES:
+        for p in PAGES if pages is None else pages:
+            if (p, "script") in _executions:
+                continue
             code, made = made_here(p)
             for k, text in (("notebook", made.notebook), ("script", made.script)):
                 key = filerecords.key(code, k, ROOT)
@@ -407,7 +408,7 @@ def same_code_as_executed(site: Path, page: str) -> None:
 def _execute(site: Path, page: str, kind: str) -> Future:
     """This page's file, run once for the session; the site's files must have the same code."""
     same_code_as_executed(site, page)
-    start_executions()
+    start_executions([page])
     return _executions[(page, kind)]
 
 
