@@ -116,23 +116,42 @@ def hit(lang: str, expected: list[str], results: list[str]) -> bool:
 
 
 def messages(lang: str, site: Path) -> dict[str, set[str]]:
-    """Error messages quoted in the pitfalls' symptoms (a backticked span of several words) that
-    one topic page alone holds (a message two pages quote may find either first), and the
-    anchors ``page/#id`` of the pitfalls that quote each."""
+    """Error messages quoted in the pitfalls' symptoms (a backticked span of several words), and
+    each torch version's wording of a pitfall's error where versions word it differently (the
+    catalogue's ``errors``, which the pitfall's card lists), that one topic page alone holds (a
+    message two pages quote may find either first), and the anchors ``page/#id`` of the pitfalls
+    that quote each."""
     found: dict[str, set[str]] = {}
     for uri, pitfalls in site_pitfalls(lang).items():
         for p in pitfalls:
             for span in re.findall(r"`([^`]+)`", p.symptom):  # the code spans, in order
                 if len(span) >= 20 and len(re.findall(r"[A-Za-z]{3,}", span)) >= 4:  # a message
                     found.setdefault(span, set()).add(f"{uri.removesuffix('.md')}/#{p.id}")
+    for p in version_wordings(lang, site):
+        for wording in p["errors"]:
+            for w in wording:
+                found.setdefault(w["message"].removesuffix("…"), set()).add(p["path"])
     index = json.loads((site / lang / "search" / "search_index.json").read_text(encoding="utf-8"))
     text: dict[str, str] = {}
     for doc in index["docs"]:
         page = doc["location"].partition("#")[0]
-        text[page] = text.get(page, "") + " " + _plain(doc["title"]) + " " + _plain(doc["text"])
+        text[page] = text.get(page, "") + " " + _words(doc["title"]) + " " + _words(doc["text"])
     return {m: anchors for m, anchors in found.items()
-            if [page for page, t in text.items() if page != "pitfalls/" and _plain(m) in t]
+            if [page for page, t in text.items() if page != "pitfalls/" and f" {_words(m)} " in f" {t} "]
             == [next(iter(anchors)).partition("#")[0]]}
+
+
+def version_wordings(lang: str, site: Path) -> list[dict]:
+    """The catalogue's pitfalls whose error torch versions word differently (pitfalls.json)."""
+    catalogue = json.loads((site / lang / "pitfalls.json").read_text(encoding="utf-8"))
+    return [p for p in catalogue["pitfalls"] if p["errors"]]
+
+
+def _words(html: str) -> str:
+    """The text as the search worker compares a pasted message with a page: its words in order,
+    without numbers and punctuation (a reader's shapes and sizes are their own). Two pages whose
+    messages differ only in numbers hold the same message."""
+    return " ".join(re.findall(r"[^\W\d_]+", _plain(html)))
 
 
 def _plain(html: str) -> str:
@@ -194,6 +213,10 @@ def test_a_pasted_error_message_finds_its_pitfall_first_showing_the_symptom(sear
     shown, problems = symptoms(lang), []
     found = messages(lang, built_site.path)
     assert len(found) >= 10, f"only {len(found)} messages quoted by one page alone: is the filter right?"
+    torch = json.loads((built_site.path / lang / "pitfalls.json").read_text(encoding="utf-8"))["torch"].split("+")[0]
+    older = {w["message"].removesuffix("…") for p in version_wordings(lang, built_site.path) for wording in p["errors"]
+             for w in wording if torch not in w["torch"]}  # words this build's torch no longer prints
+    assert len(older & set(found)) >= 8, f"only {len(older & set(found))} older wordings are searched for"
     for message, anchors in found.items():
         items = searched[lang][message]
         if not items:

@@ -11,6 +11,7 @@ One module per job, each imported by name (``pip install -e .`` makes the packag
 - :mod:`fieldnotes.runs`: which pages run and which are reused (a pool over the store);
 - :mod:`fieldnotes.render`: outputs into Markdown and notebooks;
 - :mod:`fieldnotes.build`: the MkDocs events of execution; :mod:`fieldnotes.pitfalls`: the
-  pitfall catalogue; :mod:`fieldnotes.pytest_plugin`: every block as a pytest item;
+  pitfall catalogue, with :mod:`fieldnotes.wordings` (each torch version's words for a pitfall's
+  error); :mod:`fieldnotes.pytest_plugin`: every block as a pytest item;
 - :mod:`fieldnotes.notebooks`: a notebook page keeps only the CSS it uses, and no CDN loader.
 """

@@ -96,6 +96,8 @@ def on_page_markdown(markdown, page, config, files):
     links = _take_away(page, blocks, config, root)
     if run is None:
         return markdown
+    # What each block printed here, for the pitfalls hook (fieldnotes.wordings: the error's words on this torch).
+    page.meta["fieldnotes_outputs"] = [r.output if r.status == "ok" else None for r in run.results]
     if page.file.src_uri.endswith(".ipynb"):  # mkdocs-jupyter renders a copy with the outputs
         folder = _notebooks / page.file.src_uri.replace("/", "__")
         page.file.abs_src_path = str(executed_notebook(Path(page.file.abs_src_path), blocks, run, folder))

@@ -62,6 +62,7 @@ TEXT: dict[str, dict] = {
         "sev_short": {"security": "security", "high": "high", "medium": "medium", "low": "low"},
         "apis": "API", "verified": "holds on torch", "needs_gpu": "needs a GPU",
         "not_held": "its code fails on torch {versions}",
+        "wordings": "The error, as each torch version words it",
         "not_run": "needs a GPU: not run on this build",
         "pitfall": "Pitfall", "page": "Page", "sev_col": "Severity",
         "catalogue": 'The same catalogue as data, for editors, linters and other tools: '
@@ -129,6 +130,7 @@ TEXT: dict[str, dict] = {
         "sev_short": {"security": "安全", "high": "高", "medium": "中", "low": "低"},
         "apis": "API", "verified": "成立的 torch 版本", "needs_gpu": "需要 GPU",
         "not_held": "在 torch {versions} 上其代码运行失败",
+        "wordings": "各 torch 版本的报错原文",
         "not_run": "需要 GPU：本次构建未运行",
         "pitfall": "坑", "page": "页面", "sev_col": "严重程度",
         "catalogue": '这份目录也有数据版本，供编辑器、代码检查工具等读取：'

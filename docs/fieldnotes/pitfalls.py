@@ -33,7 +33,7 @@ from pathlib import Path
 from mkdocs.plugins import event_priority
 from mkdocs.utils.meta import get_data
 
-from fieldnotes import matrix, preview
+from fieldnotes import matrix, preview, wordings
 from fieldnotes.blocks import BlockError, find_root, read_blocks, relpath
 from fieldnotes.languages import LANGS, TEXT
 from fieldnotes.lint import RULES
@@ -277,12 +277,34 @@ def gpu_runs() -> bool:
     return not environment()["device"].startswith("CPU")
 
 
+def errors_worded(pitfalls: list[Pitfall], source: str, blocks: list, outputs: list[str | None],
+                  versions: dict[str, dict]) -> dict[str, list[list[wordings.Wording]]]:
+    """Each pitfall's id -> for each raising block of its proof whose error torch versions word
+    differently, the wordings (fieldnotes.wordings), from this build's ``outputs`` and the matrix."""
+    found = {}
+    for p in pitfalls:
+        per_block = [wordings.for_block(i, blocks[i], outputs[i] if i < len(outputs) else None, TORCH, versions,
+                                        matrix.PINNED) for i in proof_blocks(source, blocks, p)]
+        found[p.id] = [w for n, w in enumerate(per_block) if w and w not in per_block[:n]]  # each error once
+    return found
+
+
+def _code(text: str) -> str:
+    """``text`` as one Markdown code span, whatever backticks it holds."""
+    ticks = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
 def render_section(pitfalls: list[Pitfall], lang: str, gpu: bool = False,
-                   where: dict[str, tuple[list[str], list[str]]] | None = None) -> str:
+                   where: dict[str, tuple[list[str], list[str]]] | None = None,
+                   worded: dict[str, list[list[wordings.Wording]]] | None = None) -> str:
     """The page's Pitfalls section: one h3 per pitfall (its own search result and anchor).
     ``gpu``: whether this build ran GPU-marked code; if not, a ``gpu: true`` pitfall says so
     instead of where it holds. ``where``: pitfall id -> (versions where its proof passed,
-    versions where it failed), from :func:`holds`; absent: this build's torch only."""
+    versions where it failed), from :func:`holds`; absent: this build's torch only.
+    ``worded``: pitfall id -> its errors as each version words them (:func:`errors_worded`),
+    listed under the fix where versions word one differently."""
     t = TEXT[lang]
     out = [f"## {t['section']} {{#pitfalls}}", ""]
     for p in pitfalls:
@@ -299,9 +321,19 @@ def render_section(pitfalls: list[Pitfall], lang: str, gpu: bool = False,
                 f'<p class="fn-pitfall-facts">{" · ".join(_inline(f) for f in facts)}</p>', "",
                 f"**{t['cause']}**{t['colon']}{p.cause.strip()}", "",
                 f"**{t['fix']}**{t['colon']}{p.fix.strip()}", "",
+                *_wordings_lines((worded or {}).get(p.id, []), t),
                 *([t["lint"].format(link=_lint_link(p.page)), ""] if p.id in RULES else []),
                 f"→ {proofs}", ""]
     return "\n".join(out)
+
+
+def _wordings_lines(per_block: list[list[wordings.Wording]], t: dict) -> list[str]:
+    """Markdown: each wording of each error (one error after the other), with the versions that print it."""
+    if not per_block:
+        return []
+    return [f"**{t['wordings']}**{t['colon']}", "",
+            *(f"- torch {t['and'].join(w.versions)}{t['colon']}{_code(w.message)}" for found in per_block for w in found),
+            ""]
 
 
 def _lint_link(page: str) -> str:
@@ -426,10 +458,13 @@ def on_page_markdown(markdown, page, config, files):
     blocks = page.meta.get("fieldnotes_blocks", [])
     source = Path(page.file.abs_src_path).read_text(encoding="utf-8")
     where = where_held(pitfalls, source, blocks, versions)
+    worded = errors_worded(pitfalls, source, blocks, page.meta.get("fieldnotes_outputs", []), versions)
     for p in pitfalls:
         _facts[p.id] = {"path": f"{page.url}#{p.id}", "page_title": page.title, "holds_on": where[p.id][0],
-                        "fails_on": where[p.id][1]}
-    return markdown.rstrip() + "\n\n" + render_section(pitfalls, lang, gpu_runs(), where)
+                        "fails_on": where[p.id][1],
+                        "errors": [[{"torch": list(w.versions), "message": w.message} for w in found]
+                                   for found in worded[p.id]]}
+    return markdown.rstrip() + "\n\n" + render_section(pitfalls, lang, gpu_runs(), where, worded)
 
 
 def catalogue(groups: list, facts: dict[str, dict], lang: str, site_url: str) -> dict:
@@ -449,7 +484,8 @@ def catalogue(groups: list, facts: dict[str, dict], lang: str, site_url: str) ->
                     "gpu": p.gpu, "symptom": p.symptom.strip(), "cause": " ".join(p.cause.split()),
                     "fix": " ".join(p.fix.split()), "ran_in_this_build": ran,
                     "holds_on": {"torch": f.get("holds_on", [TORCH]) if ran else [], "device": env["device"]},
-                    "fails_on": {"torch": f.get("fails_on", []) if ran else []}})
+                    "fails_on": {"torch": f.get("fails_on", []) if ran else []},
+                    "errors": f.get("errors", []) if ran else []})
     return {"$schema": SCHEMA, "language": lang, "site": site_url, "torch": env["torch"],
             "device": env["device"], "count": len(items), "pitfalls": items}
 
