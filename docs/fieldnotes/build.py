@@ -24,7 +24,8 @@ from pathlib import Path
 
 from mkdocs.utils.meta import get_data
 
-from fieldnotes.blocks import Block, BlockError, read_blocks
+from fieldnotes.blocks import Block, BlockError, read_blocks, relpath
+from fieldnotes.escapes import escaped
 from fieldnotes import downloads, matrix, preview
 from fieldnotes.outputs import SlotError, Slots, unindexed
 from fieldnotes.render import VERSION_NOTE, env_note, executed_notebook, render_page
@@ -121,6 +122,12 @@ def on_page_content(html, page, config, files):
             html = unindexed(slots.fill(html), VERSION_NOTE)
         except SlotError as e:
             log.warning(str(e))
+    readable = _pages.get(page.file.abs_src_path, (None, None, None))[2] is None  # else: reported, once
+    if page.file.src_uri.endswith(".md") and readable and not preview.unchanged(page.file):
+        path = Path(page.file.abs_src_path)
+        for problem in escaped(html, path.read_text(encoding="utf-8"), relpath(path),
+                               page.meta.get("fieldnotes_blocks", [])):
+            log.warning(problem)
     env = page.meta.get("fieldnotes_env")
     if env is None or "</h1>" not in html:
         return html
