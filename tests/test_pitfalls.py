@@ -159,10 +159,28 @@ def _words(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.lower()))
 
 
+CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
+"""A Markdown code span: a run of backticks, its text, the same run (``x`` or ``` ``a `b` c`` ```)."""
+
+
+def code_spans(markdown: str) -> list[str]:
+    """The text of each code span, as Markdown shows it (one space of padding at both ends dropped)."""
+    return [_unpad(m[2]) for m in CODE_SPAN.finditer(markdown)]
+
+
+def as_shown(markdown: str) -> str:
+    """The text with each code span's backticks dropped, as a heading shows it."""
+    return CODE_SPAN.sub(lambda m: _unpad(m[2]), markdown)
+
+
+def _unpad(text: str) -> str:
+    return text[1:-1] if len(text) > 2 and text.startswith(" ") and text.endswith(" ") else text
+
+
 def _messages(symptom: str) -> list[str]:
     """The error messages a symptom quotes: backticked spans of 4+ words (apart at spaces) with 3+
     letters; one identifier (`scaled_dot_product_attention`) is an API's name, not a message."""
-    return [_words(s) for s in re.findall(r"`([^`]+)`", symptom)
+    return [_words(s) for s in code_spans(symptom)
             if sum(bool(re.search(r"[A-Za-z]{3,}", w)) for w in s.split()) >= 4]
 
 
