@@ -30,7 +30,8 @@ from fieldnotes.matrix import version_key
 LIMIT = 400
 """Characters of a message shown: a message that quotes a whole tensor is cut, with an ellipsis."""
 
-_HEAD = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)|{names}): ", re.M)
+_HEAD = r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning)|{raises}): "
+"""The first line of a raised error: a type named like an exception, or the block's own ``raises``."""
 _REFUSED = re.compile(r"^(?P<shown>.*) does not match (?P<pattern>'.*'|\".*\")$", re.S)
 
 
@@ -47,7 +48,7 @@ def message(output: str | None, raises: str | None) -> str | None:
     off), its lines joined; None when the output holds none."""
     if not output:
         return None
-    head = re.compile(_HEAD.pattern.format(names=re.escape(raises or "Error")), re.M)
+    head = re.compile(_HEAD.format(raises=re.escape(raises or "Error")), re.M)
     starts = [m.start() for m in head.finditer(output)]
     if not starts:
         return None
