@@ -12,13 +12,14 @@ import yaml
 
 from fieldnotes.blocks import read_blocks
 from fieldnotes.languages import LANGS, TEXT
-from fieldnotes.pitfalls import TORCH, PitfallError, check_proofs, check_twins, load, render_index, render_section
+from fieldnotes.pitfalls import TORCH, PitfallError, as_shown, check_proofs, check_twins, code_spans, load, \
+    render_index, render_section
 from fieldnotes.store import environment
 from sitebuild import FENCE, ROOT, make_project, run, soup
 
 GOOD = {"id": "demo-zeros", "apis": ["torch.zeros"], "severity": "low", "gpu": False,
-        "proof": ["shown"], "symptom": "Zeros are zeros",
-        "cause": "Nothing.", "fix": "Nothing."}
+        "proof": ["shown"], "fixed": ["shown"], "symptom": "Zeros are zeros",
+        "cause": "Nothing.", "fix": "Check with `torch.zeros(1).item() == 0`."}
 BODY = (f"# Demo\n\n## Shown {{#shown}}\n\n{FENCE}python\nimport torch\nassert torch.zeros(1).item() == 0\n{FENCE}\n\n"
         f"## Told {{#told}}\n\nOnly words here.\n\n"
         f"## On a GPU {{#on-gpu}}\n\n<!--pytest.mark.gpu-->\n{FENCE}python\nprint(torch.zeros(1, device='cuda'))\n{FENCE}\n")
@@ -72,6 +73,57 @@ def test_a_pitfall_must_point_at_code_that_ran(tmp_path, changes, message):
     problems = problems_of(tmp_path, changes)
     assert message in problems
     assert re.search(r"demo\.md:\d+: pitfall ", problems), problems
+
+
+FIX_BODY = BODY + (f"\n## Printed {{#printed}}\n\n{FENCE}python\nprint(torch.ones(1))\n{FENCE}\n"
+                   f"\n## Raised {{#raised}}\n\n<!--pytest.mark.raises(RuntimeError)-->\n{FENCE}python\n"
+                   f"assert torch.ones(1).item() == 1\nraise RuntimeError('shown')\n{FENCE}\n")
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"fixed": ["nowhere"]}, "fixed '#nowhere' is not a heading id of this page; closest: "),
+    ({"fixed": ["told"]}, "the section '#told' has no executed code block"),
+    ({"fixed": ["printed"]}, "no block of '#printed' asserts that the symptom is gone"),
+    # a block marked to raise shows the mistake: its assert does not check the fix
+    ({"fixed": ["raised"], "fix": "`torch.ones(1).item() == 1`"}, "no block of '#raised' asserts"),
+    # the card's code must be the code that ran, not a paraphrase of it or code elsewhere on the page
+    ({"fix": "Use `torch.ones(1)`."}, "the fix's code `torch.ones(1)` is in no block of '#shown' that asserts"),
+    ({"fix": "Use `torch.zeros(1)` or `torch.zeros(2)`."}, "the fix's code `torch.zeros(2)` is in no block"),
+    ({"fix": "Nothing to run."}, "the fix quotes no code: quote the code of '#shown' it applies, or say 'fixed: advice'"),
+    ({"fixed": "advice", "fix": "Call `torch.zeros(1).item()`."},
+     "the fix quotes code (`torch.zeros(1).item()`) but 'fixed' is 'advice'"),
+])
+def test_a_fix_on_a_card_is_code_that_ran_and_asserted(tmp_path, changes, message):
+    problems = problems_of(tmp_path, changes, FIX_BODY)
+    assert message in problems, problems
+    line = int(re.search(r"demo\.md:(\d+): pitfall demo-zeros", problems)[1])
+    field = "fixed:" if "proof" not in message else "proof:"
+    assert (tmp_path / "en" / "demo.md").read_text(encoding="utf-8").splitlines()[line - 1].strip().startswith(field)
+
+
+@pytest.mark.parametrize("changes", [
+    {},  # the fix's code, as the block runs it
+    {"fix": "`torch.zeros( 1 ).item()==0`, spaced otherwise"},  # whitespace aside
+    {"fixed": "advice", "fix": "Prefer `torch.zeros` to `torch.empty`; see `dim`."},  # names, no code
+    {"fixed": "advice", "fix": "Look at the shapes first."},
+])
+def test_a_fix_that_ran_or_is_advice_passes(tmp_path, changes):
+    assert problems_of(tmp_path, changes, FIX_BODY) == ""
+
+
+@pytest.mark.parametrize("fixed", [[], "", 3, ["shown", 4]])
+def test_fixed_must_name_sections_or_say_advice(tmp_path, fixed):
+    path = write(tmp_path, page([{**GOOD, "fixed": fixed}]))
+    with pytest.raises(PitfallError, match="'fixed' must be the heading ids of the sections whose code applies the fix"):
+        load(path, tmp_path / "en")
+
+
+def test_a_card_links_to_the_code_of_its_fix(tmp_path):
+    path = write(tmp_path, page([GOOD, {**GOOD, "id": "demo-advice", "fixed": "advice", "fix": "Look first."}], FIX_BODY))
+    section = render_section(load(path, tmp_path / "en"), "en")
+    assert f"[{TEXT['en']['proof']}](#shown) · [{TEXT['en']['fixed']}](#shown)" in section
+    advice = section[section.index("{#demo-advice}"):]
+    assert TEXT["en"]["fixed"] not in advice and f"[{TEXT['en']['proof']}](#shown)" in advice
 
 
 def test_hand_written_pitfalls_section_is_refused(tmp_path):
@@ -157,24 +209,6 @@ def test_index_lists_every_pitfall_and_links_to_its_anchor(built_site, lang):
 def _words(text: str) -> str:
     """Lowercase words only: what a reader's search matches, without punctuation and code marks."""
     return " ".join(re.findall(r"\w+", text.lower()))
-
-
-CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
-"""A Markdown code span: a run of backticks, its text, the same run (``x`` or ``` ``a `b` c`` ```)."""
-
-
-def code_spans(markdown: str) -> list[str]:
-    """The text of each code span, as Markdown shows it (one space of padding at both ends dropped)."""
-    return [_unpad(m[2]) for m in CODE_SPAN.finditer(markdown)]
-
-
-def as_shown(markdown: str) -> str:
-    """The text with each code span's backticks dropped, as a heading shows it."""
-    return CODE_SPAN.sub(lambda m: _unpad(m[2]), markdown)
-
-
-def _unpad(text: str) -> str:
-    return text[1:-1] if len(text) > 2 and text.startswith(" ") and text.endswith(" ") else text
 
 
 def _messages(symptom: str) -> list[str]:

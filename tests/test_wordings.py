@@ -57,7 +57,7 @@ def test_one_wording_everywhere_a_version_without_the_error_and_a_bash_block_giv
 
 
 def test_the_card_lists_each_wording_in_a_code_span_whatever_it_holds():
-    pitfall = Pitfall(id="p-one", apis=["nn.GroupNorm"], severity="medium", gpu=False, proof=["s"],
+    pitfall = Pitfall(id="p-one", apis=["nn.GroupNorm"], severity="medium", gpu=False, proof=["s"], fixed="advice",
                       symptom="`ValueError`", cause="c", fix="f", page="p.md")
     worded = {"p-one": [[Wording(("2.4.1",), "ValueError: `x` must be"), Wording(("2.6.0", "2.13.0"), "ValueError: y")]]}
     for lang, title in (("en", "The error, as each torch version words it"), ("zh", "各 torch 版本的报错原文")):

@@ -50,7 +50,7 @@ TEXT: dict[str, dict] = {
         "total": "{total} pitfalls. {ran} of them are shown by code that ran when this site was built "
                  "(torch {torch}, {device}).",
         "total_gpu": " The other {gpu} need a GPU: their code did not run on this build.",
-        "cause": "Cause", "fix": "Fix", "proof": "The code that shows it",
+        "cause": "Cause", "fix": "Fix", "proof": "The code that shows it", "fixed": "The fix, run and checked",
         "lint": "[`fieldnotes lint`]({link}) finds this pitfall in code.",
         # the lint page's table of rules (fieldnotes.lint)
         "lint_rule": "Rule (the pitfall's id)", "lint_symptom": "What you see", "lint_versions": "Shown on torch",
@@ -120,7 +120,7 @@ TEXT: dict[str, dict] = {
         "section": "常见坑", "colon": "：",
         "total": "共 {total} 个坑，其中 {ran} 个由构建本站时实际运行的代码验证（torch {torch}，{device}）。",
         "total_gpu": "其余 {gpu} 个需要 GPU：本次构建没有运行它们的代码。",
-        "cause": "原因", "fix": "解决", "proof": "验证代码",
+        "cause": "原因", "fix": "解决", "proof": "验证代码", "fixed": "修正代码（已运行并验证）",
         "lint": "[`fieldnotes lint`]({link}) 能在代码中找出这个坑。",
         "lint_rule": "规则（坑的 id）", "lint_symptom": "症状", "lint_versions": "已验证的 torch 版本",
         "lint_not_held": "（在 torch {versions} 上其代码运行失败）",

@@ -7,6 +7,11 @@ the page's front matter, so they cannot drift apart, and the build can check eac
 - the fields are complete and typed (see ``FIELDS``); ids are unique across the site;
 - ``proof`` names headings of the same page whose sections hold executed code (GPU-marked
   code when ``gpu: true``), so every pitfall is shown by code that ran in this build;
+- ``fixed`` names the headings whose sections apply the fix: every code span of the ``fix`` text
+  is in an executed block there that asserts (a Python block with an ``assert``; a shell block,
+  whose exit status is checked), so the code a reader copies from a card has run and been
+  checked. ``fixed: advice`` says the fix is advice, not code; its code spans may then only be
+  names (``torch.take_along_dim``), never code (``x.gather(1, t)``);
 - where a pitfall holds is computed, never typed: the torch this build runs (its proof code
   passed, or the build fails), and each version of the matrix (fieldnotes.matrix) on which
   every block of its proof sections passed; a version on which one fails is named as one where
@@ -42,10 +47,17 @@ from fieldnotes.store import environment
 log = logging.getLogger("mkdocs.hooks.pitfalls")
 
 SEVERITIES = ("security", "high", "medium", "low")  # security: a risk, not a wrong result
-NEUTRAL = ("id", "apis", "severity", "gpu", "proof")  # equal in every language
+NEUTRAL = ("id", "apis", "severity", "gpu", "proof", "fixed")  # equal in every language
 TEXTS = ("symptom", "cause", "fix")  # written in the page's language
-FIELDS = {"id": str, "apis": list, "severity": str, "gpu": bool, "proof": list,
+FIELDS = {"id": str, "apis": list, "severity": str, "gpu": bool, "proof": list, "fixed": (list, str),
           "symptom": str, "cause": str, "fix": str}
+ADVICE = "advice"
+"""``fixed: advice``: the fix is advice (what to check, what to choose), no code to run."""
+NAME = re.compile(r"[\w.]+")
+"""A code span an advice fix may hold: a name (an API, an argument, a value), not code."""
+CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
+"""A Markdown code span: a run of backticks, its text, the same run (``x`` or ``` ``a `b` c`` ```)."""
+ASSERT = re.compile(r"^\s*assert\b", re.M)
 INDEX_MARKER = "<!-- pitfall-index -->"
 ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 HEADING = re.compile(r"^(#{1,6})\s.*?\{\s*#([\w-]+)[^}]*\}\s*$")
@@ -62,6 +74,7 @@ class Pitfall:
     severity: str
     gpu: bool
     proof: list
+    fixed: list | str  # heading ids, or ADVICE
     symptom: str
     cause: str
     fix: str
@@ -87,6 +100,8 @@ def load(path: Path, docs_dir: Path) -> list[Pitfall]:
         entry = dict(entry)
         if isinstance(entry.get("proof"), str):
             entry["proof"] = [entry["proof"]]
+        if isinstance(entry.get("fixed"), str) and entry["fixed"] not in ("", ADVICE):
+            entry["fixed"] = [entry["fixed"]]
         if "verified" in entry:
             raise PitfallError(f"{at}: remove 'verified': where a pitfall holds is computed from the runs "
                                "(the build's torch and the version matrix, docs/matrix/)")
@@ -95,8 +110,14 @@ def load(path: Path, docs_dir: Path) -> list[Pitfall]:
         if missing or unknown:
             raise PitfallError(f"{at}: missing fields {missing}, unknown fields {unknown}")
         for name, kind in FIELDS.items():
+            if name == "fixed":
+                continue
             if not isinstance(entry[name], kind) or (kind in (str, list) and not entry[name]):
                 raise PitfallError(f"{at}: '{name}' must be a non-empty {kind.__name__}")
+        if not (entry["fixed"] == ADVICE or isinstance(entry["fixed"], list) and entry["fixed"]
+                and all(isinstance(a, str) and a for a in entry["fixed"])):
+            raise PitfallError(f"{at}: 'fixed' must be the heading ids of the sections whose code applies the fix, "
+                               f"or '{ADVICE}' for a fix that is advice, not code")
         if not ID.fullmatch(entry["id"]):
             raise PitfallError(f"{at}: id {entry['id']!r} must be lowercase-words-with-dashes")
         if entry["severity"] not in SEVERITIES:
@@ -138,12 +159,7 @@ def check_proofs(path: Path, pitfalls: list[Pitfall]) -> list[str]:
         for anchor in p.proof:
             span = _section(headings, anchor, len(lines))
             if span is None:
-                known = [hid for _, _, hid in headings]
-                close = difflib.get_close_matches(anchor, known, n=3, cutoff=0.3)
-                rest = [k for k in known if k not in close]
-                problems.append(f"{where}:{_field_line(text, p.id, 'proof')}: pitfall {p.id}: proof '#{anchor}' "
-                                f"is not a heading id of this page; closest: {', '.join(close) or '(none)'}"
-                                + (f"; the others: {', '.join(rest)}" if rest else ""))
+                problems.append(_unknown_anchor(where, text, p.id, "proof", anchor, headings))
                 continue
             ran = [b for b in blocks if span[0] < b.lineno < span[1] and b.file is None]
             if not ran:
@@ -153,6 +169,78 @@ def check_proofs(path: Path, pitfalls: list[Pitfall]) -> list[str]:
             shown += ran
         if not p.gpu and shown and all(b.gpu for b in shown):
             problems.append(f"{at}: gpu is false but no proof section runs code without a GPU")
+        problems += check_fix(where, text, p, headings, blocks, len(lines))
+    return problems
+
+
+def _unknown_anchor(where: str, text: str, pid: str, field: str, anchor: str, headings: list) -> str:
+    known = [hid for _, _, hid in headings]
+    close = difflib.get_close_matches(anchor, known, n=3, cutoff=0.3)
+    rest = [k for k in known if k not in close]
+    return (f"{where}:{_field_line(text, pid, field)}: pitfall {pid}: {field} '#{anchor}' "
+            f"is not a heading id of this page; closest: {', '.join(close) or '(none)'}"
+            + (f"; the others: {', '.join(rest)}" if rest else ""))
+
+
+def code_spans(markdown: str) -> list[str]:
+    """The text of each code span, as Markdown shows it (one space of padding at both ends dropped)."""
+    return [_unpad(m[2]) for m in CODE_SPAN.finditer(markdown)]
+
+
+def as_shown(markdown: str) -> str:
+    """The text with each code span's backticks dropped, as a heading shows it."""
+    return CODE_SPAN.sub(lambda m: _unpad(m[2]), markdown)
+
+
+def _unpad(text: str) -> str:
+    return text[1:-1] if len(text) > 2 and text.startswith(" ") and text.endswith(" ") else text
+
+
+def asserts(block) -> bool:
+    """Whether the block checks what it shows: Python code with an ``assert`` (a block marked to
+    raise shows the mistake, not the fix); a shell command, whose exit status the test checks."""
+    if block.raises:
+        return False
+    return block.syntax in ("bash", "sh", "shell", "console") or bool(ASSERT.search(block.code))
+
+
+def _squeezed(code: str) -> str:
+    return "".join(code.split())
+
+
+def check_fix(where: str, text: str, p: Pitfall, headings: list, blocks: list, end: int) -> list[str]:
+    """The fix on the card is code that ran: each code span of ``fix`` is in a block of the
+    ``fixed`` sections that asserts (whitespace aside); an advice fix quotes names only."""
+    at = f"{where}:{_field_line(text, p.id, 'fixed')}: pitfall {p.id}"
+    spans = code_spans(p.fix)
+    if p.fixed == ADVICE:
+        code = [s for s in spans if not NAME.fullmatch(s)]
+        return [f"{at}: the fix quotes code ({', '.join(_code(s) for s in code)}) but 'fixed' is '{ADVICE}': "
+                "name the section whose block applies exactly this code and asserts the symptom is gone"] if code else []
+    problems, ran = [], []
+    for anchor in p.fixed:
+        span = _section(headings, anchor, end)
+        if span is None:
+            problems.append(_unknown_anchor(where, text, p.id, "fixed", anchor, headings))
+            continue
+        here = [b for b in blocks if span[0] < b.lineno < span[1]]
+        if not here:
+            problems.append(f"{at}: the section '#{anchor}' has no executed code block")
+        ran += here
+    if not ran:
+        return problems
+    checked = [b for b in ran if asserts(b)]
+    sections = ", ".join(f"'#{a}'" for a in p.fixed)
+    if not checked:
+        return problems + [f"{at}: no block of {sections} asserts that the symptom is gone "
+                           "(an assert in a Python block; a shell block's exit status)"]
+    if not spans:
+        return problems + [f"{at}: the fix quotes no code: quote the code of {sections} it applies, "
+                           f"or say 'fixed: {ADVICE}'"]
+    for s in spans:
+        if not any(_squeezed(s) in _squeezed(b.code) for b in checked):
+            problems.append(f"{at}: the fix's code {_code(s)} is in no block of {sections} that asserts: "
+                            "quote the code as the block runs it, or apply it there")
     return problems
 
 
@@ -308,7 +396,8 @@ def render_section(pitfalls: list[Pitfall], lang: str, gpu: bool = False,
     t = TEXT[lang]
     out = [f"## {t['section']} {{#pitfalls}}", ""]
     for p in pitfalls:
-        proofs = " · ".join(f"[{t['proof']}](#{a})" for a in p.proof)
+        proofs = " · ".join([f"[{t['proof']}](#{a})" for a in p.proof]
+                            + ([f"[{t['fixed']}](#{a})" for a in p.fixed] if p.fixed != ADVICE else []))
         held, failed = (where or {}).get(p.id, ([TORCH], []))
         facts = [f"{t['apis']}: " + ", ".join(f"`{a}`" for a in p.apis),
                  f'<span class="fn-severity fn-severity-{p.severity}">{t["severity"][p.severity]}</span>',
@@ -482,7 +571,9 @@ def catalogue(groups: list, facts: dict[str, dict], lang: str, site_url: str) ->
                     "id": p.id, "url": site_url.rstrip("/") + "/" + path, "path": path, "topic": topic_id,
                     "page_title": f.get("page_title", title), "apis": list(p.apis), "severity": p.severity,
                     "gpu": p.gpu, "symptom": p.symptom.strip(), "cause": " ".join(p.cause.split()),
-                    "fix": " ".join(p.fix.split()), "ran_in_this_build": ran,
+                    "fix": " ".join(p.fix.split()),
+                    "fixed_in": [] if p.fixed == ADVICE else [f"{path.partition('#')[0]}#{a}" for a in p.fixed],
+                    "ran_in_this_build": ran,
                     "holds_on": {"torch": f.get("holds_on", [TORCH]) if ran else [], "device": env["device"]},
                     "fails_on": {"torch": f.get("fails_on", []) if ran else []},
                     "errors": f.get("errors", []) if ran else []})

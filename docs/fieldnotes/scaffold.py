@@ -27,6 +27,7 @@ pitfalls: []
 #    severity: medium                    # high | medium | low | security
 #    gpu: false
 #    proof: [first-example]              # heading ids on this page
+#    fixed: [first-example]              # where a block applies the fix's code and asserts; or: advice
 #    symptom: "What a reader sees or types into the search box"
 #    cause: "Why it happens."
 #    fix: "What to do instead."
@@ -53,13 +54,14 @@ assert x.shape == (2, 3)
 """,
     "zh": """---
 # 常见坑是数据（见 README 的 "Add a pitfall"）：页面的“常见坑”一节、标签和常见坑索引中的行都由它生成。
-# 字段 id、apis、severity、gpu、proof 与英文页面完全相同，symptom、cause、fix 用中文写。
+# 字段 id、apis、severity、gpu、proof、fixed 与英文页面完全相同，symptom、cause、fix 用中文写。
 pitfalls: []
 #  - id: {topic}-what-goes-wrong
 #    apis: [torch.example]
 #    severity: medium
 #    gpu: false
 #    proof: [first-example]
+#    fixed: [first-example]
 #    symptom: "读者看到的现象，或会输入搜索框的报错"
 #    cause: "原因。"
 #    fix: "正确做法。"

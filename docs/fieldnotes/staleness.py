@@ -8,7 +8,7 @@ behind without a sign; git knows, so the build asks git (and only git: no data f
 
 - **Prose only** (:func:`prose`): front matter keeps only its prose fields (``title``,
   ``description``, a pitfall's ``symptom``, ``cause``, ``fix``; ``id``, ``apis``, ``severity``,
-  ``gpu``, ``proof``, ``search`` are the same in both languages), fenced code blocks and
+  ``gpu``, ``proof``, ``fixed``, ``search`` are the same in both languages), fenced code blocks and
   ``<!--pytest.mark...-->`` markers are dropped, and so is every whitespace character (joining a
   Chinese paragraph onto one line removes a line break between two characters). A code-only or
   whitespace-only edit changes nothing.

@@ -1,7 +1,7 @@
 """``docs/site.py sync PAGE``: the other language's page brought in line with the edited one.
 
 Why: everything language-neutral on a page (each executed block with its markers, every
-heading id, the pitfalls' ``id``/``apis``/``severity``/``gpu``/``proof``, the nav line) is
+heading id, the pitfalls' ``id``/``apis``/``severity``/``gpu``/``proof``/``fixed``, the nav line) is
 typed twice and must stay equal (:mod:`fieldnotes.parity`). Copying it by hand is where the
 languages drift. This copies it from the page you edited into its translation and leaves the
 translation's prose alone: sections are matched by heading id, blocks within a section by
@@ -202,7 +202,7 @@ def _sync_file(root: Path, src: Path, dst: Path, page: str) -> tuple[list[str], 
     new = "\n".join(out) + "\n"
     for old, id_ in renamed.items():  # the page's own links to a renamed id follow it
         new, n = re.subn(rf"\]\(#{re.escape(old)}\)", f"](#{id_})", new)
-        new = re.sub(rf"(proof:.*?)\b{re.escape(old)}\b", lambda m: m[1] + id_, new)
+        new = re.sub(rf"((?:proof|fixed):.*?)\b{re.escape(old)}\b", lambda m: m[1] + id_, new)
         if n:
             changes.append(f"{n} link(s) to #{old} on the page now name #{id_}")
         for other in sorted((root / "docs" / dst.parts[-len(Path(page).parts) - 1]).rglob("*.md")):
