@@ -166,12 +166,16 @@ def test_an_unreadable_fence_is_reported_once_by_the_build(tmp_path):
 @pytest.mark.timeout(600)
 def test_bad_pitfall_data_fails_the_strict_build_naming_the_page(tmp_path):
     reused = {**GOOD, "proof": ["told"]}  # the same id on a second page, and a proof without code
-    project = make_project(tmp_path, {"demo.md": page([GOOD]), "other.md": page([reused])})
+    unrun = {**GOOD, "id": "demo-unrun", "fix": "Use `torch.ones(1)`."}  # a fix whose code never ran
+    project = make_project(tmp_path, {"demo.md": page([GOOD]), "other.md": page([reused]),
+                                      "third.md": page([unrun])})
     status, log, _ = run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", "mkdocs.yml"], project)
     assert status != 0
     assert re.search(r"WARNING.*docs/en/other\.md:\d+: pitfall demo-zeros: the section '#told' has no "
                      r"executed code block", log), log[-3000:]
     assert re.search(r"WARNING.*pitfall id 'demo-zeros' is already used in docs/en/(demo|other)\.md", log), log[-3000:]
+    assert re.search(r"WARNING.*docs/en/third\.md:\d+: pitfall demo-unrun: the fix's code `torch\.ones\(1\)` is in no "
+                     r"block of '#shown' that asserts", log), log[-3000:]
 
 
 # --- the real site ---------------------------------------------------------------------------
