@@ -6,7 +6,10 @@ start method: with "spawn" or "forkserver" a worker receives the dataset pickled
 its class again by module and name.
 """
 
+import random
+
 import numpy as np
+import torch
 from torch.utils.data import Dataset, get_worker_info
 
 
@@ -27,6 +30,20 @@ class GlobalNumpyNoise(Dataset):
 
     def __getitem__(self, i: int):
         return worker_id(), int(np.random.randint(1000))
+
+
+class TorchNoise(GlobalNumpyNoise):
+    """Draws from torch's global generator (``torch.randint``)."""
+
+    def __getitem__(self, i: int):
+        return worker_id(), int(torch.randint(1000, ()))
+
+
+class PythonRandomNoise(GlobalNumpyNoise):
+    """Draws from Python's global generator (``random.randrange``)."""
+
+    def __getitem__(self, i: int):
+        return worker_id(), random.randrange(1000)
 
 
 class GeneratorNoise(Dataset):
