@@ -5,6 +5,7 @@ They live in a module, not in a page, so that DataLoader workers started with "s
 class again by module and name.
 """
 
+import numpy as np
 import torch
 from torch.utils.data import Dataset
 
@@ -20,11 +21,29 @@ class GlobalNoise(Dataset):
 
 
 class IndexNoise(GlobalNoise):
-    """Draws from a generator seeded by the sample's index and the epoch."""
+    """Draws from a generator seeded by the run's seed, the epoch and the index."""
 
     def __init__(self, seed: int = 0, epoch: int = 0):
         self.seed, self.epoch = seed, epoch
 
     def __getitem__(self, i: int) -> float:
-        g = torch.Generator().manual_seed(self.seed + self.epoch * len(self) + i)
+        # one seed per (seed, epoch, i): SeedSequence mixes them; a sum would collide
+        state = np.random.SeedSequence([self.seed, self.epoch, i]).generate_state(1)[0]
+        g = torch.Generator().manual_seed(int(state))
         return torch.rand(1, generator=g).item()
+
+
+class SharedEpochNoise(IndexNoise):
+    """IndexNoise with its epoch in shared memory: persistent workers see it change."""
+
+    def __init__(self, seed: int = 0, epoch: int = 0):
+        self.shared_epoch = torch.tensor([epoch]).share_memory_()
+        super().__init__(seed, epoch)
+
+    @property
+    def epoch(self) -> int:
+        return int(self.shared_epoch)
+
+    @epoch.setter
+    def epoch(self, value: int) -> None:
+        self.shared_epoch.fill_(value)  # the workers' copies share this memory

@@ -23,6 +23,7 @@ def flat_params(module):
 
 local_rank = int(os.environ["LOCAL_RANK"])  # which GPU of this machine
 torch.cuda.set_device(local_rank)  # before anything touches the GPU
+assert torch.cuda.current_device() == local_rank  # not GPU 0 in every process
 dist.init_process_group("nccl")
 rank, world_size = dist.get_rank(), dist.get_world_size()
 device = torch.device("cuda", local_rank)

@@ -65,6 +65,21 @@ torch.optim.SGD(model.parameters(), lr=0.1).step()
 torch.optim.SGD(single.parameters(), lr=0.1).step()
 assert torch.allclose(flat_params(model), flat_params(single))
 
+# The fix: decide the global batch (a one-process recipe: batch 4 at lr=0.1), and give each
+# process its share of it. The step is then the recipe's step.
+global_batch = 4
+share = DataLoader(dataset, batch_size=global_batch // world_size, sampler=sampler)
+xs, ys = next(iter(share))  # rank 0: samples 0 and 2, rank 1: samples 1 and 3
+torch.manual_seed(0)
+kept = nn.Linear(3, 1)
+recipe = copy.deepcopy(kept)
+ddp_kept = DDP(kept)
+F.mse_loss(ddp_kept(xs), ys).backward()
+F.mse_loss(recipe(dataset[:global_batch][0]), dataset[:global_batch][1]).backward()
+torch.optim.SGD(kept.parameters(), lr=0.1).step()
+torch.optim.SGD(recipe.parameters(), lr=0.1).step()
+assert torch.allclose(flat_params(kept), flat_params(recipe))
+
 if rank == 0:
     fmt = lambda t: "[" + ", ".join(f"{v:+.4f}" for v in t.tolist()) + "]"
     print(f"batch_size=4 per process x world size {world_size} = global batch {len(global_x)}")
@@ -78,6 +93,8 @@ if rank == 0:
     print(f"grad of the summed loss / {world_size}       {fmt(flat_grad(summed_single) / world_size)}")
     print(f"DDP, after SGD(lr=0.1).step()     {fmt(flat_params(model))}")
     print(f"one process, SGD(lr=0.1), batch 8 {fmt(flat_params(single))}")
+    print(f"batch_size={global_batch // world_size} per process, global batch {global_batch}, "
+          f"lr=0.1: the one-process step with batch {global_batch} (asserted)")
 dist.destroy_process_group()
 # torch 2.13 + gloo: skip Python's shutdown, see ddp.md#crash-at-exit.
 sys.stdout.flush()

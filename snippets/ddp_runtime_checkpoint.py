@@ -21,26 +21,29 @@ def gather(t):
 
 
 class Twice(nn.Module):
-    def __init__(self, use_reentrant):
+    def __init__(self, checkpoint_kwargs):
         super().__init__()
         self.block = nn.Linear(3, 3)
-        self.use_reentrant = use_reentrant
+        self.checkpoint_kwargs = checkpoint_kwargs
 
     def forward(self, x):
         for _ in range(2):  # the same block twice, say a weight-shared layer
-            x = checkpoint(self.block, x, use_reentrant=self.use_reentrant)
+            x = checkpoint(self.block, x, **self.checkpoint_kwargs)
         return x
 
 
 dist.init_process_group("gloo")
 rank = dist.get_rank()
-cases = [("use_reentrant=True", True, {}),
-         ("use_reentrant=True, find_unused_parameters=True", True, {"find_unused_parameters": True}),
-         ("use_reentrant=True, static_graph=True", True, {"static_graph": True}),
-         ("use_reentrant=False", False, {})]
-for name, use_reentrant, kwargs in cases:
+reentrant = dict(use_reentrant=True)
+cases = [("use_reentrant=True", reentrant, {}),
+         ("use_reentrant=True, find_unused_parameters=True", reentrant,
+          dict(find_unused_parameters=True)),
+         ("use_reentrant=True, static_graph=True", reentrant, dict(static_graph=True)),
+         ("use_reentrant=False", dict(use_reentrant=False), {})]  # the two fixes: these two
+for name, checkpoint_kwargs, kwargs in cases:
+    use_reentrant = checkpoint_kwargs["use_reentrant"]
     torch.manual_seed(0)
-    model = Twice(use_reentrant)
+    model = Twice(checkpoint_kwargs)
     ddp = DDP(model, **kwargs)
     g = torch.Generator().manual_seed(rank)  # different data on each rank
     x = torch.randn(4, 3, generator=g, requires_grad=True)
@@ -56,7 +59,7 @@ for name, use_reentrant, kwargs in cases:
         continue
     grads = gather(model.block.weight.grad.flatten())
     torch.manual_seed(0)
-    single = Twice(use_reentrant)  # one process, both ranks' samples
+    single = Twice(checkpoint_kwargs)  # one process, both ranks' samples
     single(gather(x.detach()).flatten(0, 1).requires_grad_()).sum().backward()
     right = torch.allclose(grads[0], single.block.weight.grad.flatten() / 2)
     if rank == 0:

@@ -1,6 +1,7 @@
 """One rank runs a collective that the other does not, with short timeouts.
 
---extra R    the rank that runs one extra all_reduce (say, a metric logged inside `if rank == R`)
+--extra R    the rank that runs one extra all_reduce (say, a metric logged inside `if rank == R`);
+             without it, every rank runs the same collectives
 --monitored  all ranks meet at dist.monitored_barrier() before the next collective
 
 Rank R times out after 3 s, the others after 20 s: the first rank to time out closes its
@@ -16,7 +17,7 @@ import torch
 import torch.distributed as dist
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--extra", type=int, default=0)
+parser.add_argument("--extra", type=int, default=None)
 parser.add_argument("--monitored", action="store_true")
 args = parser.parse_args()
 

@@ -35,7 +35,9 @@ if rank == 0:
     # (the text, then the newline) could have another rank's traceback between them.
     sys.stdout.write("parameter indices: " + ", ".join(f"{i} {n}" for i, (n, _) in enumerate(TwoHeads().named_parameters())) + "\n")
 
-for kwargs in [{name: True} for name in sys.argv[1:]] or [{}]:
+options = {"find_unused_parameters": dict(find_unused_parameters=True),
+           "static_graph": dict(static_graph=True)}
+for kwargs in [options[name] for name in sys.argv[1:]] or [{}]:
     torch.manual_seed(0)
     model = TwoHeads()
     ddp = DDP(model, **kwargs)

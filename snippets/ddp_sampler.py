@@ -1,4 +1,5 @@
 """DistributedSampler: disjoint shards, set_epoch, padding and drop_last (2 processes)."""
+import torch
 import torch.distributed as dist
 from torch.utils.data import DataLoader, DistributedSampler
 
@@ -16,6 +17,10 @@ def indices(n, epochs=1, set_epoch=True, seed=0, **kwargs):
         if set_epoch:
             sampler.set_epoch(epoch)
         mine.append([i for batch in loader for i in batch.tolist()])
+        if n % world_size == 0:  # one shuffle of all the indices, the same on every rank
+            seed_now = seed + (epoch if set_epoch else 0)
+            order = torch.randperm(n, generator=torch.Generator().manual_seed(seed_now))
+            assert mine[-1] == order.tolist()[dist.get_rank()::world_size]
     everyone = [None] * world_size
     dist.all_gather_object(everyone, mine)
     return [[everyone[r][e] for r in range(world_size)] for e in range(epochs)]  # [epoch][rank]
@@ -44,6 +49,17 @@ flat = sum(padded[0], [])
 assert len(flat) == 8 and sorted(set(flat)) == list(range(7))
 if dist.get_rank() == 0:
     print("  seen twice:", sorted(i for i in set(flat) if flat.count(i) == 2))
+# A metric over the padded shards: gather each sample's result with its index, one per index.
+results = [None] * world_size
+mine = padded[0][dist.get_rank()]
+dist.all_gather_object(results, [(i, i % 2 == 0) for i in mine])  # (index, correct?)
+pairs = sum(results, [])
+with_padding = sum(ok for _, ok in pairs) / len(pairs)
+per_sample = dict(pairs)  # one result per index: the padding drops out
+accuracy = sum(per_sample.values()) / len(per_sample)
+assert len(per_sample) == 7 and accuracy == 4 / 7 and with_padding != accuracy
+if dist.get_rank() == 0:
+    print(f"  accuracy: {with_padding:.4f} with the padding, {accuracy:.4f} per sample")
 
 dropped = indices(7, drop_last=True)
 show("7 samples, drop_last=True:", dropped)
