@@ -91,6 +91,31 @@ SAMPLE_CODE = r"""() => {
 
 CONTEXT = {"include": [["html"], ["[data-axe-sample]"]], "exclude": [["[data-axe-tokens]"], ["[data-axe-same]"]]}
 
+COLOUR_RULES = ("color-contrast", "link-in-text-block")
+"""The rules among axe's defaults whose verdict depends on colours (its ``cat.color`` rules less the
+AAA one, which is off by default; ``test_browser`` checks the list against the bundled axe). In the
+second scheme of a page only these run, when the page's elements, attributes and text are what they
+were in the first (``STRUCTURE``): every other rule reads the same document and would say the same.
+Where the document differs, every rule runs again."""
+
+STRUCTURE = r"""() => {
+  // A fingerprint of the page's document apart from what a scheme switch must change: the colour
+  // attributes on <body>, the palette toggle's own form, and the marks of the sampling above.
+  const copy = document.body.cloneNode(true);
+  copy.querySelectorAll('form[data-md-component=palette]').forEach(e => e.remove());
+  for (const name of ['data-md-color-scheme', 'data-md-color-primary', 'data-md-color-accent', 'data-md-color-media'])
+    copy.removeAttribute(name);
+  for (const e of copy.querySelectorAll('[data-axe-sample], [data-axe-same], [data-axe-tokens]'))
+    for (const name of ['data-axe-sample', 'data-axe-same', 'data-axe-tokens']) e.removeAttribute(name);
+  // Material's schemes set colours only, apart from images marked #only-light / #only-dark, which
+  // one scheme hides: what each image shows counts too.
+  const shown = [...document.images].map(img => img.checkVisibility() ? 1 : 0).join('');
+  const html = copy.outerHTML + shown;
+  let hash = 2166136261;  // FNV-1a over the UTF-16 code units
+  for (let i = 0; i < html.length; i++) hash = Math.imul(hash ^ html.charCodeAt(i), 16777619) >>> 0;
+  return `${html.length}:${hash}`;
+}"""
+
 
 def scheme(page) -> str:
     """The colour scheme the page shows (Material's ``data-md-color-scheme``)."""
@@ -115,13 +140,14 @@ class Violation:
         return f"{self.where} ({self.scheme}): {self.rule} ({self.impact}) on {shown}: {self.summary}"
 
 
-def audit(page, where: str) -> list[Violation]:
-    """axe on ``page`` as it is now: every violation, at any impact, naming the page, the colour
-    scheme, the rule, the elements and axe's summary of what to fix."""
+def audit(page, where: str, rules: tuple[str, ...] = ()) -> list[Violation]:
+    """axe on ``page`` as it is now (its default rules, or only ``rules``): every violation, at any
+    impact, naming the page, the colour scheme, the rule, the elements and axe's summary of what to fix."""
     page.evaluate(SAMPLE_CODE)
     if not page.evaluate("typeof axe !== 'undefined'"):
         page.evaluate(AXE_SCRIPT)
-    result = page.evaluate("context => axe.run(context, {resultTypes: ['violations']})", CONTEXT)
+    options = {"resultTypes": ["violations"], **({"runOnly": {"type": "rule", "values": list(rules)}} if rules else {})}
+    result = page.evaluate("([context, options]) => axe.run(context, options)", [CONTEXT, options])
     shown = scheme(page)
     return [Violation(where, shown, v["id"], v["impact"] or "unknown",
                       tuple(" ".join(map(str, n["target"])) for n in v["nodes"]),
@@ -138,9 +164,13 @@ def toggle_scheme(page) -> str:
     return scheme(page)
 
 
-def audit_both_schemes(page, where: str) -> tuple[list[Violation], list[str]]:
-    """axe in the scheme the page loaded in, then in the other: (violations, schemes audited)."""
+def audit_both_schemes(page, where: str) -> tuple[list[Violation], list[str], bool]:
+    """axe in the scheme the page loaded in, then in the other: (violations, schemes audited, whether
+    every rule ran in the other too). In the other scheme only COLOUR_RULES run while the document
+    is the same as in the first (STRUCTURE, after the same sampling); every rule runs otherwise."""
     first = audit(page, where)
-    before = scheme(page)
+    shape, before = page.evaluate(STRUCTURE), scheme(page)
     toggle_scheme(page)
-    return first + audit(page, where), [before, scheme(page)]
+    page.evaluate(SAMPLE_CODE)
+    full = page.evaluate(STRUCTURE) != shape
+    return first + audit(page, where, () if full else COLOUR_RULES), [before, scheme(page)], full

@@ -1,4 +1,5 @@
-"""Search as a reader uses it: real queries typed into the search box, in each language.
+"""Search as a reader uses it: real queries, asked of the site's search worker as the search box
+asks it, in each language; the box itself shows what the worker answers (a sample, typed).
 
 Two query files, written together before the search was changed (issue 10): the working set
 ``tests/search-queries.yml`` (tune the site on its misses) and the held-out set
@@ -110,6 +111,83 @@ def search_items(page, query: str) -> list[dict]:
     return page.evaluate(TYPE, [query, idle, WAIT_MS])
 
 
+CAPTURE = """(() => {
+  // What Material's search UI posts to the search worker (docs/overrides/assets/search-worker.js):
+  // the SETUP message's data (the index, as Material hands it over) and each QUERY's text.
+  const post = Worker.prototype.postMessage;
+  window.fnPosted = {setup: undefined, queries: []};
+  Worker.prototype.postMessage = function (message, ...rest) {
+    if (message && message.type === 0) window.fnPosted.setup = message.data;
+    if (message && message.type === 2) window.fnPosted.queries.push(message.data);
+    return post.call(this, message, ...rest);
+  };
+})();"""
+"""An init script for a page whose search box is used: it records what the box posts to the worker."""
+
+ASK = """async ([queries, base, setup]) => {
+  // The same worker file, given the same SETUP data as Material gave the page's own, asked each
+  // query in turn; each answer grouped as Material's result list shows it: per page, the page's
+  // own document first, then its sections in the worker's order, titles as text.
+  const url = document.querySelector('script[src$="/search-on-demand.js"]').src.replace(/[^/]*$/, "search-worker.js");
+  const worker = new Worker(url);
+  const ask = (message, answer) => new Promise(resolve => {
+    worker.onmessage = event => { if (event.data.type === answer) resolve(event.data.data); };
+    worker.postMessage(message);
+  });
+  await ask({type: 0, data: setup || window.fnPosted.setup}, 1);
+  const text = html => { const div = document.createElement("div"); div.innerHTML = html; return div.textContent; };
+  const found = {};
+  for (const query of queries) {
+    const result = await ask({type: 2, data: query}, 3);
+    found[query] = result.items.map(docs => {
+      const own = docs.findIndex(d => !d.location.includes("#"));
+      const shown = own < 0 ? docs : [docs[own], ...docs.slice(0, own), ...docs.slice(own + 1)];
+      return {links: shown.map(d => new URL(d.location, base).href), titles: shown.map(d => text(d.title))};
+    });
+  }
+  worker.terminate();
+  return found;
+}"""
+
+
+def open_search(page) -> None:
+    """Focus the search box of a page loaded with CAPTURE, and wait until Material has set its
+    worker up (the index fetched and posted)."""
+    page.locator("input.md-search__input").click()
+    page.wait_for_function("window.fnPosted.setup !== undefined", timeout=WAIT_MS)
+
+
+def ask_worker(page, base: str, queries: list[str], setup: dict | None = None) -> dict[str, list[dict]]:
+    """Each query's result items as the search box would list them (see ASK), asked of a worker
+    set up as the box's own was (or with ``setup``, to plant a fault): the box's list costs
+    Material's rendering per query, a list the tests read only the links and titles of."""
+    return page.evaluate(ASK, [queries, base, setup])
+
+
+def as_listed(items: list[dict]) -> list[dict]:
+    """Result items typed into the box, without Material's ``?h=`` (the terms it highlights on the
+    result's page): the links the worker's answer names."""
+    return [{"links": [re.sub(r"\?h=[^#]*", "", link) for link in item["links"]], "titles": item["titles"]}
+            for item in items]
+
+
+def box_differences(page, base: str, queries: list[str], setup: dict | None = None) -> list[str]:
+    """Queries whose results the box shows otherwise than :func:`ask_worker` answers them: the box
+    shows the first results (Material renders more on scroll), which must be the answer's first."""
+    answered = ask_worker(page, base, queries, setup)
+    problems = []
+    for query in queries:
+        shown = as_listed(search_items(page, query))
+        if not shown or shown != answered[query][:len(shown)]:
+            problems.append(f"{query!r}: the box shows {[i['links'][0] for i in shown][:3]}, the worker answers "
+                            f"{[i['links'][0] for i in answered[query]][:3]}")
+    posted = page.evaluate("window.fnPosted.queries")
+    missing = [q for q in queries if q not in posted]
+    if missing:
+        problems.append(f"the box posted no query equal to {missing[:3]}: it changes what the reader types")
+    return problems
+
+
 def search(page, query: str) -> list[str]:
     """The result pages' links, best first."""
     return [item["links"][0] for item in search_items(page, query)]
@@ -170,24 +248,66 @@ def symptoms(lang: str) -> dict[str, str]:
             for uri, pitfalls in site_pitfalls(lang).items() for p in pitfalls}
 
 
+def all_queries(lang: str, site: Path) -> list[str]:
+    """Every query the tests ask, once: both sets of each kind, the error messages, the rules."""
+    queries = [q["q"] for name in SETS for q in QUERIES[name][lang]]
+    queries += list(messages(lang, site)) + [q for q, _, _ in RULES[lang]]
+    queries += [w for words in translated_errors(lang).values() for w in words]
+    return list(dict.fromkeys(queries))
+
+
+BOX_SAMPLE = 25
+"""Besides the rules' queries, every BOX_SAMPLE-th query is also typed into the search box and its
+shown results compared with the worker's answer (test_the_box_lists_what_the_worker_answers)."""
+
+
 @pytest.fixture(scope="module")
 def searched(served, built_site) -> dict[str, dict]:
-    """Every query (both sets, the error messages, the rules) typed into the search box, the
-    languages at once, in a browser each: {lang: {query: result items}}."""
+    """Every query, the languages at once, in a browser each: {lang: {query: result items}}. The
+    queries are asked of the site's search worker, set up with what the page's search box posted
+    to its own; the rules' queries and a sample of the others are also typed into the box, and
+    what it shows must be what the worker answered (the "box" entry: the problems, if any)."""
     found: dict[str, dict] = {}
 
-    def type_queries(browser, lang: str, state) -> list[str]:
+    def ask(browser, lang: str, state) -> list[str]:
         page = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US").new_page()
+        page.add_init_script(CAPTURE)
         page.goto(f"{served}/{lang}/")
-        queries = [q["q"] for name in SETS for q in QUERIES[name][lang]]
-        queries += list(messages(lang, built_site.path)) + [q for q, _, _ in RULES[lang]]
-        queries += [w for words in translated_errors(lang).values() for w in words]
-        found[lang] = {q: search_items(page, q) for q in dict.fromkeys(queries)}
+        open_search(page)
+        queries = all_queries(lang, built_site.path)
+        found[lang] = ask_worker(page, f"{served}/{lang}/", queries)
+        typed = [q for q, _, _ in RULES[lang]] + queries[::BOX_SAMPLE]
+        found[f"box {lang}"] = {"typed": typed, "problems": box_differences(page, f"{served}/{lang}/", typed)}
         return []
 
-    problems = in_browsers(list(LANGS), type_queries, workers=len(LANGS))
+    problems = in_browsers(list(LANGS), ask, workers=len(LANGS))
     assert not problems, "\n".join(problems)
     return found
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_box_lists_what_the_worker_answers(searched, lang):
+    """The tests read the worker's answers; a reader reads the box. For the rules' queries and a
+    sample of the rest, typed as a reader types them, the box shows the answer's first results."""
+    box = searched[f"box {lang}"]
+    assert len(box["typed"]) >= len(RULES[lang]) + 20, box["typed"]
+    assert not box["problems"], "\n".join(box["problems"])
+
+
+def test_the_box_check_fails_when_the_worker_is_set_up_otherwise(served, browser):
+    """A worker given another index than the box's (the gather page's documents left out) answers
+    otherwise, and the comparison says so for the query that finds that page."""
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    page.add_init_script(CAPTURE)
+    page.goto(f"{served}/en/")
+    open_search(page)
+    base = f"{served}/en/"
+    assert box_differences(page, base, ["gather index"]) == []
+    setup = page.evaluate("(() => { const s = structuredClone(window.fnPosted.setup);"
+                          " s.docs = s.docs.filter(d => !d.location.startsWith('tensors/gather/')); return s; })()")
+    problems = box_differences(page, base, ["gather index"], setup)
+    page.context.close()
+    assert len(problems) == 1 and "'gather index': the box shows ['" + base + "tensors/gather/'" in problems[0], problems
 
 
 _rows: dict[tuple[str, str], list[tuple[str, bool, list[str]]]] = {}
@@ -306,10 +426,11 @@ def test_bad_synonyms_fail_naming_the_file(tmp_path, data):
 
 def test_every_translated_error_points_at_a_pitfall_that_quotes_an_error():
     for lang in LANGS:
+        catalogue = site_pitfalls(lang)
         for location in translated_errors(lang):
             page, _, anchor = location.partition("#")
             assert anchor, location
-            pitfalls = {p.id for p in site_pitfalls(lang).get(page.removesuffix("/") + ".md", [])}
+            pitfalls = {p.id for p in catalogue.get(page.removesuffix("/") + ".md", [])}
             assert anchor in pitfalls, f"{location}: not a pitfall of that page"
 
 
