@@ -43,6 +43,7 @@ def main():
     fresh = build(seed=100 + rank)  # different random weights on every rank
     fresh.load_state_dict(ckpt["model"])  # strict: the keys have no "module." prefix
     same = all(torch.equal(a, b) for a, b in zip(fresh.parameters(), ddp.module.parameters()))
+    assert same, f"rank {rank} did not load the weights rank 0 saved"
     where_to = ckpt["model"]["0.weight"].device
     report = f"rank {rank}: step {ckpt['step']}, loaded to {where_to}, equal to the DDP model: {same}"
 

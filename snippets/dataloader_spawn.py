@@ -31,8 +31,11 @@ def pad_collate(batch):
 def main():
     loader = DataLoader(Sequences(), batch_size=2, collate_fn=pad_collate, num_workers=2,
                         multiprocessing_context="spawn")
+    batch_lengths = []
     for padded, lengths in loader:
         print(tuple(padded.shape), lengths.tolist(), padded.tolist())
+        batch_lengths.append(lengths.tolist())
+    assert batch_lengths == [[3, 5], [2, 4]]  # every batch came back from the workers
 
 
 if __name__ == "__main__":
