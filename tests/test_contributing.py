@@ -30,6 +30,7 @@ PITFALL = """  - id: demo-eval
     severity: high
     gpu: false
     proof: [eval]
+    fixed: advice
     symptom: "{symptom}"
     cause: "{cause}"
     fix: "{fix}"

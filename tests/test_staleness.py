@@ -26,7 +26,7 @@ from fieldnotes.staleness import BASELINE_KEY, Commit, Lag, check, lag, prose
 from sitebuild import FENCE, ROOT, make_project, run
 
 EN = (f"---\npitfalls:\n  - id: zeros-everywhere\n    apis: [torch.zeros]\n    severity: low\n    gpu: false\n"
-      f"    proof: [zeros]\n    symptom: \"Every element is zero\"\n    cause: \"`torch.zeros` fills with zeros.\"\n"
+      f"    proof: [zeros]\n    fixed: advice\n    symptom: \"Every element is zero\"\n    cause: \"`torch.zeros` fills with zeros.\"\n"
       f"    fix: \"Use `torch.ones`.\"\n---\n\n# Zeros\n\n`torch.zeros` makes a tensor\nfull of zeros.\n\n"
       f"## Zeros {{#zeros}}\n\n<!--pytest.mark.timeout(60)-->\n{FENCE}python\nimport torch\n\n"
       f"print(torch.zeros(2))\n{FENCE}\n\nThe dtype is float32.\n")
