@@ -124,6 +124,10 @@ def test_a_card_links_to_the_code_of_its_fix(tmp_path):
     assert f"[{TEXT['en']['proof']}](#shown) · [{TEXT['en']['fixed']}](#shown)" in section
     advice = section[section.index("{#demo-advice}"):]
     assert TEXT["en"]["fixed"] not in advice and f"[{TEXT['en']['proof']}](#shown)" in advice
+    two = render_section(load(write(tmp_path, page([{**GOOD, "fixed": ["shown", "printed"]}], FIX_BODY)),
+                              tmp_path / "en"), "en")
+    fixed = TEXT["en"]["fixed"]
+    assert f"[{fixed} 1](#shown) · [{fixed} 2](#printed)" in two, "several sections: numbered links, none alike"
 
 
 def test_hand_written_pitfalls_section_is_refused(tmp_path):

@@ -396,8 +396,7 @@ def render_section(pitfalls: list[Pitfall], lang: str, gpu: bool = False,
     t = TEXT[lang]
     out = [f"## {t['section']} {{#pitfalls}}", ""]
     for p in pitfalls:
-        proofs = " · ".join([f"[{t['proof']}](#{a})" for a in p.proof]
-                            + ([f"[{t['fixed']}](#{a})" for a in p.fixed] if p.fixed != ADVICE else []))
+        proofs = " · ".join(_links(t["proof"], p.proof) + (_links(t["fixed"], p.fixed) if p.fixed != ADVICE else []))
         held, failed = (where or {}).get(p.id, ([TORCH], []))
         facts = [f"{t['apis']}: " + ", ".join(f"`{a}`" for a in p.apis),
                  f'<span class="fn-severity fn-severity-{p.severity}">{t["severity"][p.severity]}</span>',
@@ -414,6 +413,13 @@ def render_section(pitfalls: list[Pitfall], lang: str, gpu: bool = False,
                 *([t["lint"].format(link=_lint_link(p.page)), ""] if p.id in RULES else []),
                 f"→ {proofs}", ""]
     return "\n".join(out)
+
+
+def _links(label: str, anchors: list[str]) -> list[str]:
+    """One link per section; numbered when there are several, so no two links read alike."""
+    if len(anchors) == 1:
+        return [f"[{label}](#{anchors[0]})"]
+    return [f"[{label} {n}](#{a})" for n, a in enumerate(anchors, 1)]
 
 
 def _wordings_lines(per_block: list[list[wordings.Wording]], t: dict) -> list[str]:
