@@ -19,9 +19,10 @@ def build(seed):
 
 
 def main():
+    local_rank = int(os.environ["LOCAL_RANK"])
+    # with NCCL: torch.cuda.set_device(local_rank) first, or barriers may use GPU 0
     dist.init_process_group("gloo")
     rank = dist.get_rank()
-    local_rank = int(os.environ["LOCAL_RANK"])
     device = torch.device("cpu")  # with one GPU per rank: torch.device("cuda", local_rank)
 
     ddp = DDP(build(seed=rank))  # DDP copies rank 0's weights to every rank
