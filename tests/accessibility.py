@@ -91,6 +91,52 @@ SAMPLE_CODE = r"""() => {
 
 CONTEXT = {"include": [["html"], ["[data-axe-sample]"]], "exclude": [["[data-axe-tokens]"], ["[data-axe-same]"]]}
 
+LOOKS = r"""(known) => {
+  // Every visible element with text of its own (letters or digits), by its look: what decides its
+  // contrast (its colour, font, decoration, opacity with its ancestors', shadow, the first opaque
+  // background behind it and any background image on the way) and whether a link stands out from
+  // the text around it (the parent's colour). A look audited on an earlier page of this browser is
+  // marked known and left out of the colour rules; a new one is marked and audited. Marked anew at
+  // each call (each scheme); returns the looks seen so far and how many elements were new / known.
+  const looks = new Set(known);
+  const behind = el => {
+    const images = [];
+    for (; el; el = el.parentElement) {
+      const s = getComputedStyle(el);
+      if (s.backgroundImage !== 'none') images.push(s.backgroundImage);
+      if (s.backgroundColor !== 'rgba(0, 0, 0, 0)' && s.backgroundColor !== 'transparent')
+        return s.backgroundColor + images.join(',');
+    }
+    return 'none' + images.join(',');
+  };
+  const alpha = el => { let a = 1; for (; el; el = el.parentElement) a *= +getComputedStyle(el).opacity; return a; };
+  let fresh = 0, skipped = 0;
+  for (const el of document.body.querySelectorAll('*')) {
+    el.removeAttribute('data-axe-known');
+    el.removeAttribute('data-axe-look');
+    if (![...el.childNodes].some(n => n.nodeType === Node.TEXT_NODE && /[\p{L}\p{N}]/u.test(n.data))) continue;
+    // left to the sampling above: a code element whose words were all in token spans, and repeats
+    if (el.matches('[data-axe-tokens], [data-axe-same]') || !el.checkVisibility()) continue;
+    const s = getComputedStyle(el);
+    const key = [el.tagName, el.className, s.color, s.fontWeight, s.fontStyle, s.fontSize, s.textDecorationLine,
+                 s.textDecorationColor, s.textShadow, alpha(el), behind(el),
+                 el.parentElement ? getComputedStyle(el.parentElement).color : ''].join('|');
+    if (looks.has(key)) { el.setAttribute('data-axe-known', ''); skipped++; }
+    else { looks.add(key); el.setAttribute('data-axe-look', ''); fresh++; }
+  }
+  return [[...looks], fresh, skipped];
+}"""
+"""Why the colour rules skip looks audited on an earlier page: color-contrast was two thirds of a
+page's axe time (2-3 s a run, in each scheme), and a site's pages repeat the same few dozen looks
+(prose, headings, the navigation, inline code, each token class, outputs, cards): two elements of
+one look have one contrast, as the sampling above already holds inside a page. Each browser of the
+tour keeps the looks it audited; a page's colour rules then check its new looks only (an element
+of a new look inside one of a known look is still checked: axe's nested include). A colour that
+changes on any one element makes a new look, audited (``test_browser``'s planted page)."""
+
+COLOUR_CONTEXT = {"include": [["html"], ["[data-axe-look]"]],
+                  "exclude": [["[data-axe-tokens]"], ["[data-axe-same]"], ["[data-axe-known]"]]}
+
 COLOUR_RULES = ("color-contrast", "link-in-text-block")
 """The rules among axe's defaults whose verdict depends on colours (its ``cat.color`` rules less the
 AAA one, which is off by default; ``test_browser`` checks the list against the bundled axe). In the
@@ -105,8 +151,9 @@ STRUCTURE = r"""() => {
   copy.querySelectorAll('form[data-md-component=palette]').forEach(e => e.remove());
   for (const name of ['data-md-color-scheme', 'data-md-color-primary', 'data-md-color-accent', 'data-md-color-media'])
     copy.removeAttribute(name);
-  for (const e of copy.querySelectorAll('[data-axe-sample], [data-axe-same], [data-axe-tokens]'))
-    for (const name of ['data-axe-sample', 'data-axe-same', 'data-axe-tokens']) e.removeAttribute(name);
+  const marks = ['data-axe-sample', 'data-axe-same', 'data-axe-tokens', 'data-axe-known', 'data-axe-look'];
+  for (const e of copy.querySelectorAll(marks.map(m => `[${m}]`).join(', ')))
+    for (const name of marks) e.removeAttribute(name);
   // Material's schemes set colours only, apart from images marked #only-light / #only-dark, which
   // one scheme hides: what each image shows counts too.
   const shown = [...document.images].map(img => img.checkVisibility() ? 1 : 0).join('');
@@ -140,19 +187,29 @@ class Violation:
         return f"{self.where} ({self.scheme}): {self.rule} ({self.impact}) on {shown}: {self.summary}"
 
 
-def audit(page, where: str, rules: tuple[str, ...] = ()) -> list[Violation]:
-    """axe on ``page`` as it is now (its default rules, or only ``rules``): every violation, at any
-    impact, naming the page, the colour scheme, the rule, the elements and axe's summary of what to fix."""
+def audit(page, where: str, colour_only: bool = False, looks: set[str] | None = None) -> list[Violation]:
+    """axe on ``page`` as it is now (its default rules, or only COLOUR_RULES): every violation, at any
+    impact, naming the page, the colour scheme, the rule, the elements and axe's summary of what to fix.
+    The colour rules check only the looks not in ``looks`` (the looks this browser audited on earlier
+    pages; updated here); without ``looks``, every look of the page."""
     page.evaluate(SAMPLE_CODE)
     if not page.evaluate("typeof axe !== 'undefined'"):
         page.evaluate(AXE_SCRIPT)
-    options = {"resultTypes": ["violations"], **({"runOnly": {"type": "rule", "values": list(rules)}} if rules else {})}
-    result = page.evaluate("([context, options]) => axe.run(context, options)", [CONTEXT, options])
+    runs = [] if colour_only else [(CONTEXT, {"rules": {rule: {"enabled": False} for rule in COLOUR_RULES}})]
+    seen, _, _ = page.evaluate(LOOKS, sorted(looks or ()))
+    if looks is not None:
+        looks.update(seen)
+    runs.append((COLOUR_CONTEXT, {"runOnly": {"type": "rule", "values": list(COLOUR_RULES)}}))
+    found = []
+    for context, options in runs:
+        result = page.evaluate("([context, options]) => axe.run(context, options)",
+                               [context, {"resultTypes": ["violations"], **options}])
+        found += result["violations"]
     shown = scheme(page)
     return [Violation(where, shown, v["id"], v["impact"] or "unknown",
                       tuple(" ".join(map(str, n["target"])) for n in v["nodes"]),
                       " ".join(v["nodes"][0].get("failureSummary", "").split())[:300] if v["nodes"] else v["help"])
-            for v in result["violations"]]
+            for v in found]
 
 
 def toggle_scheme(page) -> str:
@@ -164,13 +221,14 @@ def toggle_scheme(page) -> str:
     return scheme(page)
 
 
-def audit_both_schemes(page, where: str) -> tuple[list[Violation], list[str], bool]:
+def audit_both_schemes(page, where: str, looks: set[str] | None = None) -> tuple[list[Violation], list[str], bool]:
     """axe in the scheme the page loaded in, then in the other: (violations, schemes audited, whether
     every rule ran in the other too). In the other scheme only COLOUR_RULES run while the document
-    is the same as in the first (STRUCTURE, after the same sampling); every rule runs otherwise."""
-    first = audit(page, where)
+    is the same as in the first (STRUCTURE, after the same sampling); every rule runs otherwise.
+    ``looks``: see :func:`audit`."""
+    first = audit(page, where, looks=looks)
     shape, before = page.evaluate(STRUCTURE), scheme(page)
     toggle_scheme(page)
     page.evaluate(SAMPLE_CODE)
     full = page.evaluate(STRUCTURE) != shape
-    return first + audit(page, where, () if full else COLOUR_RULES), [before, scheme(page)], full
+    return first + audit(page, where, colour_only=not full, looks=looks), [before, scheme(page)], full

@@ -120,7 +120,7 @@ def tour(served, site_pages, built_site) -> dict[str, list]:
         name = re.sub(r"\W+", "-", f"{lang}-{path.strip('/') or 'index'}")
         page.screenshot(path=str(SCREENSHOTS / f"{name}.png"))
         try:
-            violations, schemes, full = audit_both_schemes(page, where)
+            violations, schemes, full = audit_both_schemes(page, where, state.setdefault("looks", set()))
             seen["axe"].extend(violations)
             seen["audited"].extend((where, scheme) for scheme in schemes)
             seen["full"].append(full)
@@ -460,6 +460,33 @@ def test_accessibility_check_fails_on_a_low_contrast_token_and_an_unnamed_button
     assert ("button-name", "#unnamed", "default") in found, violations
 
 
+def test_looks_audited_on_an_earlier_page_are_skipped_and_a_new_colour_is_not(served, browser_page):
+    """The tour's colour rules check only looks its browser has not audited on an earlier page
+    (accessibility.LOOKS). After the gather page, the scatter page's prose, headings and navigation
+    are known and skipped; a paragraph and a link inside a known paragraph, made pale in each scheme,
+    are looks of their own and fail, in both schemes."""
+    page, looks = browser_page, set()
+    page.goto(f"{served}/en/tensors/gather/")
+    audit_both_schemes(page, "en/tensors/gather/", looks)
+    assert len(looks) > 20, looks
+    page.goto(f"{served}/en/tensors/scatter/")
+    page.evaluate("""() => {
+        const shown = [...document.querySelectorAll('.md-content p')].filter(e => e.checkVisibility());
+        shown.at(-1).id = 'pale-p';
+        shown.find(p => p.querySelector(':scope > a[href]') && p.id !== 'pale-p').querySelector(':scope > a[href]').id = 'pale-link';
+        const style = document.createElement('style');
+        style.textContent = `[data-md-color-scheme=default] :is(#pale-p, #pale-link) { color: #c8c8c8 !important }
+                             [data-md-color-scheme=slate] :is(#pale-p, #pale-link) { color: #3a3a3a !important }`;
+        document.head.appendChild(style); }""")
+    violations, schemes, full = audit_both_schemes(page, "en/tensors/scatter/", looks)
+    skipped = page.evaluate("document.querySelectorAll('[data-axe-known]').length")
+    assert skipped > 100, f"only {skipped} elements of looks audited before were skipped"
+    found = {(v.rule, element, v.scheme) for v in violations if v.failing for element in v.elements}
+    for scheme in schemes:
+        assert ("color-contrast", "#pale-p", scheme) in found, violations
+        assert ("color-contrast", "#pale-link", scheme) in found, violations
+
+
 def test_a_page_whose_document_changes_with_the_scheme_gets_every_rule_in_both(served, browser_page):
     """A button that appears only in the dark scheme (inserted when the scheme changes): the second
     scheme's document differs from the first, so every rule runs there and finds it."""
@@ -493,7 +520,8 @@ def write_accessibility(violations: list[Violation], audited: int, full: int) ->
              "Serious and critical violations fail the tests; the others are listed here. "
              f"In the second scheme of a page only the colour rules ({', '.join(COLOUR_RULES)}) run while "
              f"its document is the same as in the first; {full} of {audited // 2} pages differed and "
-             "ran every rule in both.", "",
+             "ran every rule in both. The colour rules check the looks (colour, font, background) "
+             "not audited on an earlier page of the same browser (accessibility.LOOKS).", "",
              "| rule | impact | page views | why it stays |", "|---|---|---|---|"]
     lines += [f"| {rule} | {impact} | {len(views)} | {THEME.get(rule, 'not yet looked at')} |"
               for (rule, impact), views in sorted(by_rule.items())]
