@@ -106,7 +106,7 @@ def measure(rev: str, keep: bool) -> dict:
     env.update(CI="true", NO_MKDOCS_2_WARNING="1", FIELDNOTES_TIMING=str(folder / "timing.json"))
     print(f"ci-time: {commit} in {clone}", flush=True)
     start = time.monotonic()
-    subprocess.run("python3 -m venv .venv && .venv/bin/pip install -q --no-compile -r requirements.txt", shell=True,
+    subprocess.run("python3 -m venv .venv && .venv/bin/pip install -q -r requirements.txt", shell=True,
                    cwd=clone, env=env, check=True)
     install = time.monotonic() - start
     print(f"ci-time: install {install:.0f} s; running the tests", flush=True)
