@@ -110,16 +110,23 @@ LOOKS = r"""(known) => {
     return 'none' + images.join(',');
   };
   const alpha = el => { let a = 1; for (; el; el = el.parentElement) a *= +getComputedStyle(el).opacity; return a; };
+  // What the colour rules check: an element with text of its own (any visible character: axe's
+  // color-contrast checks "→" too), a form field, a link with text (link-in-text-block reads the
+  // link, whose text may sit in a child <code>).
+  const checked = el => el.matches('input:not([type=hidden]), select, textarea')
+    || [...el.childNodes].some(n => n.nodeType === Node.TEXT_NODE && /\S/u.test(n.data))
+    || (el.matches('a[href], [role=link]') && /\S/u.test(el.innerText));
   let fresh = 0, skipped = 0;
   for (const el of document.body.querySelectorAll('*')) {
     el.removeAttribute('data-axe-known');
     el.removeAttribute('data-axe-look');
-    if (![...el.childNodes].some(n => n.nodeType === Node.TEXT_NODE && /[\p{L}\p{N}]/u.test(n.data))) continue;
+    if (!checked(el)) continue;
     // left to the sampling above: a code element whose words were all in token spans, and repeats
     if (el.matches('[data-axe-tokens], [data-axe-same]') || !el.checkVisibility()) continue;
     const s = getComputedStyle(el);
-    const key = [el.tagName, el.className, s.color, s.fontWeight, s.fontStyle, s.fontSize, s.textDecorationLine,
-                 s.textDecorationColor, s.textShadow, alpha(el), behind(el),
+    const key = [el.tagName, el.className, el.type || '', s.color, s.fontWeight, s.fontStyle, s.fontSize,
+                 s.textDecorationLine, s.textDecorationColor, s.textShadow, alpha(el), behind(el),
+                 el.matches('input, textarea') ? getComputedStyle(el, '::placeholder').color : '',
                  el.parentElement ? getComputedStyle(el.parentElement).color : ''].join('|');
     if (looks.has(key)) { el.setAttribute('data-axe-known', ''); skipped++; }
     else { looks.add(key); el.setAttribute('data-axe-look', ''); fresh++; }
@@ -134,8 +141,19 @@ tour keeps the looks it audited; a page's colour rules then check its new looks 
 of a new look inside one of a known look is still checked: axe's nested include). A colour that
 changes on any one element makes a new look, audited (``test_browser``'s planted page)."""
 
-COLOUR_CONTEXT = {"include": [["html"], ["[data-axe-look]"]],
+COLOUR_CONTEXT = {"include": [["[data-axe-look]"]],
                   "exclude": [["[data-axe-tokens]"], ["[data-axe-same]"], ["[data-axe-known]"]]}
+"""The colour rules' context: the elements of looks new to this browser, and nothing else. axe runs a
+rule's matcher on every element of its context (color-contrast's reads each element's style and
+layout: 0.4 s a run on a page of 1,900 elements even when it then checks 15), so the context holds
+only what LOOKS marks: every element the colour rules check (``BROAD_COLOUR_CONTEXT`` checks the
+same elements, ``test_browser``), less the looks already audited. A page with no new look in a
+scheme runs no colour rule there."""
+
+BROAD_COLOUR_CONTEXT = {"include": [["html"], ["[data-axe-look]"]],
+                        "exclude": [["[data-axe-tokens]"], ["[data-axe-same]"], ["[data-axe-known]"]]}
+"""The whole page less the sampled-out elements (the colour rules' context before the narrowing): where
+no look is known yet, the colour rules check the same elements in it as in ``COLOUR_CONTEXT``."""
 
 COLOUR_RULES = ("color-contrast", "link-in-text-block")
 """The rules among axe's defaults whose verdict depends on colours (its ``cat.color`` rules less the
@@ -196,10 +214,11 @@ def audit(page, where: str, colour_only: bool = False, looks: set[str] | None = 
     if not page.evaluate("typeof axe !== 'undefined'"):
         page.evaluate(AXE_SCRIPT)
     runs = [] if colour_only else [(CONTEXT, {"rules": {rule: {"enabled": False} for rule in COLOUR_RULES}})]
-    seen, _, _ = page.evaluate(LOOKS, sorted(looks or ()))
+    seen, fresh, _ = page.evaluate(LOOKS, sorted(looks or ()))
     if looks is not None:
         looks.update(seen)
-    runs.append((COLOUR_CONTEXT, {"runOnly": {"type": "rule", "values": list(COLOUR_RULES)}}))
+    if fresh:  # otherwise COLOUR_CONTEXT holds no element (and axe refuses an empty context)
+        runs.append((COLOUR_CONTEXT, {"runOnly": {"type": "rule", "values": list(COLOUR_RULES)}}))
     found = []
     for context, options in runs:
         result = page.evaluate("([context, options]) => axe.run(context, options)",

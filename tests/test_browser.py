@@ -18,7 +18,8 @@ from fieldnotes.blocks import read_blocks
 from fieldnotes.highlight import PLAIN_TOKENS
 from fieldnotes.languages import LANGS, MATERIAL_UI
 
-from accessibility import COLOUR_RULES, THEME, Violation, audit_both_schemes, scheme, toggle_scheme
+from accessibility import (BROAD_COLOUR_CONTEXT, COLOUR_CONTEXT, COLOUR_RULES, LOOKS, SAMPLE_CODE, THEME, Violation,
+                           audit_both_schemes, scheme, toggle_scheme)
 from browsing import STILL, WAIT_MS, in_browsers
 from sitebuild import ROOT, SCREENSHOTS, write_report
 
@@ -485,6 +486,63 @@ def test_looks_audited_on_an_earlier_page_are_skipped_and_a_new_colour_is_not(se
     for scheme in schemes:
         assert ("color-contrast", "#pale-p", scheme) in found, violations
         assert ("color-contrast", "#pale-link", scheme) in found, violations
+
+
+CHECKED = """([context, rules]) => axe.run(context, {runOnly: {type: 'rule', values: rules},
+    resultTypes: ['violations', 'passes', 'incomplete', 'inapplicable']})
+  .then(r => [...r.passes, ...r.incomplete, ...r.violations].flatMap(v => v.nodes.map(n => `${v.id} ${n.target.join(' ')}`)))"""
+"""The elements a rule checked (passed, failed or could not tell), as ``rule selector``."""
+
+
+def colour_coverage(page, looks_script: str = LOOKS) -> list[str]:
+    """Where the narrow colour context (accessibility.COLOUR_CONTEXT: LOOKS's new looks only) would
+    check otherwise than the whole page: in the scheme shown, with no look known, the elements the
+    colour rules check in each context; then, every look known, what the whole page still has checked."""
+    page.evaluate(SAMPLE_CODE)
+    if not page.evaluate("typeof axe !== 'undefined'"):
+        page.evaluate(AXE_SCRIPT)
+    seen, _, _ = page.evaluate(looks_script, [])
+    broad = set(page.evaluate(CHECKED, [BROAD_COLOUR_CONTEXT, list(COLOUR_RULES)]))
+    narrow = set(page.evaluate(CHECKED, [COLOUR_CONTEXT, list(COLOUR_RULES)]))
+    page.evaluate(looks_script, seen)
+    unmarked = set(page.evaluate(CHECKED, [BROAD_COLOUR_CONTEXT, list(COLOUR_RULES)]))
+    where = f"{page.url} ({scheme(page)})"
+    return ([f"{where}: checked in the whole page only: {sorted(broad - narrow)[:5]}"] if broad - narrow else []) + \
+        ([f"{where}: checked in the narrow context only: {sorted(narrow - broad)[:5]}"] if narrow - broad else []) + \
+        ([f"{where}: checked though every look is known: {sorted(unmarked)[:5]}"] if unmarked else []) + \
+        ([f"{where}: nothing checked"] if not broad else [])
+
+
+@pytest.mark.parametrize("path", ["en/", "zh/tensors/gather/", "en/nn/dropout-rate/", "zh/reference/lint/"])
+def test_the_narrow_colour_context_checks_what_the_whole_page_does(served, browser_page, path):
+    """The tour runs the colour rules on LOOKS's marked elements only, and not at all where no look is
+    new. That loses nothing only if LOOKS marks every element axe's colour rules check (text of its
+    own, "→" included, form fields, links whose text is in a child): on pages with a search box, code,
+    a notebook and tables, in both schemes, both contexts check the same elements, and the whole page,
+    its looks known, has none left."""
+    page = browser_page
+    page.goto(f"{served}/{path}")
+    problems = colour_coverage(page)
+    toggle_scheme(page)
+    problems += colour_coverage(page)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_colour_coverage_check_fails_when_looks_misses_elements(served, browser_page):
+    """The check above, given LOOKS as it was before it took every visible character (letters and
+    digits only), and given LOOKS without form fields: the pitfall cards' "→" lines, then the search
+    box, go unmarked, and it says so."""
+    page = browser_page
+    page.goto(f"{served}/en/tensors/gather/")
+    letters_only = LOOKS.replace("/\\S/u.test(n.data)", "/[\\p{L}\\p{N}]/u.test(n.data)")
+    no_fields = LOOKS.replace("el.matches('input:not([type=hidden]), select, textarea')\n    || ", "")
+    assert LOOKS != letters_only and LOOKS != no_fields
+    problems = colour_coverage(page, letters_only)
+    assert any("checked though every look is known" in p and "color-contrast p:" in p for p in problems), problems
+    assert any("checked in the whole page only" in p and "color-contrast p:" in p for p in problems), problems
+    problems = colour_coverage(page, no_fields)
+    assert any("checked though every look is known" in p and "md-search__input" in p for p in problems), problems
+    assert any("checked in the whole page only" in p and "md-search__input" in p for p in problems), problems
 
 
 def test_a_page_whose_document_changes_with_the_scheme_gets_every_rule_in_both(served, browser_page):
