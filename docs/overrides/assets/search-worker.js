@@ -28,6 +28,7 @@ var MAX_WORD = 8;       // longest Chinese word the query cutter looks for
 var EXACT = 0.3;         // added to the share of the query a page holds when it has the query's Latin words in order
 var PHRASE = 6;         // Latin words from which a query is taken for a pasted message (word pairs count)
 var FIELD_WEIGHT = { title: 3, text: 1, words: 2 };
+var FIELDS = Object.keys(FIELD_WEIGHT);
 var K1 = 1.2, B = 0.75; // BM25
 var B_PAGE = 0.3;       // a long page is normalised less: a topic's own page is often the longest
 var TITLE_BONUS = 1.5;  // per query word in a page's h1 or its readers' words, times the word's idf
@@ -136,6 +137,11 @@ function setup(index) {
       });
       length += (fields[name].match(/\p{Script=Han}/gu) || []).length / 2;
     });
+    var weighted = new Map();  // Latin token -> its frequency over the fields, weighted (occurrence)
+    tokens.forEach(function (n, key) {
+      var at = key.indexOf(":"), field = key.slice(0, at), t = key.slice(at + 1);
+      if (field !== "*") weighted.set(t, (weighted.get(t) || 0) + FIELD_WEIGHT[field] * n);
+    });
     var plain = (fields.title + " " + fields.text).match(LATIN) || [];
     var pairs = new Set();
     var words = plain.filter(function (t) { return !/\d/.test(t); });
@@ -143,9 +149,10 @@ function setup(index) {
     var sequence = " " + words.join(" ") + " ";  // for a query's words found together, in order
     return {
       doc: doc, page: doc.location.split("#")[0], boost: typeof doc.boost === "number" ? doc.boost : 1,
-      fields: fields, sequence: sequence, tokens: tokens, prefixes: Array.from(tokens.keys()).filter(function (k) {
+      fields: fields, sequence: sequence, tokens: tokens, weighted: weighted, prefixes: Array.from(tokens.keys()).filter(function (k) {
         return k.charAt(0) === "*";
-      }).map(function (k) { return k.slice(2); }), pairs: pairs, length: Math.max(length, 1)
+      }).map(function (k) { return k.slice(2); }).sort(), pairs: pairs, length: Math.max(length, 1),
+      all: fields.title + " " + fields.text + " " + fields.words
     };
   });
   var all = new Set();
@@ -265,35 +272,47 @@ function count(haystack, needle) {
 function occurrence(d, word) {
   var tf = 0, strength = 0;
   if (word.han) {
-    Object.keys(FIELD_WEIGHT).forEach(function (f) { tf += FIELD_WEIGHT[f] * count(d.fields[f], word.value); });
+    if (d.all.indexOf(word.value) !== -1)  // (no field holds it when the fields joined do not)
+      for (var f = 0; f < FIELDS.length; f++) tf += FIELD_WEIGHT[FIELDS[f]] * count(d.fields[FIELDS[f]], word.value);
     if (tf) return { strength: 1, tf: tf };
     if (word.value.length < 3) return null;
-    var pairs = 0, found = 0, all = d.fields.title + " " + d.fields.text + " " + d.fields.words;
-    for (var i = 1; i < word.value.length; i++) { pairs++; if (all.indexOf(word.value.substr(i - 1, 2)) !== -1) found++; }
+    var pairs = 0, found = 0;
+    for (var i = 1; i < word.value.length; i++) { pairs++; if (d.all.indexOf(word.value.substr(i - 1, 2)) !== -1) found++; }
     return found / pairs >= 0.5 ? { strength: 0.5 * found / pairs, tf: 1 } : null;
   }
-  Object.keys(FIELD_WEIGHT).forEach(function (f) { tf += FIELD_WEIGHT[f] * (d.tokens.get(f + ":" + word.value) || 0); });
+  tf = d.weighted.get(word.value) || 0;
   if (tf) return { strength: 1, tf: tf };
   if (word.value.length < 3) return null;
-  for (var j = 0; j < d.prefixes.length; j++)
-    if (d.prefixes[j].lastIndexOf(word.value, 0) === 0) { strength = 0.6; break; }
+  // a token that starts with the word: the prefixes are sorted, so the first one not below the word
+  var lo = 0, hi = d.prefixes.length;
+  while (lo < hi) { var mid = (lo + hi) >>> 1; if (d.prefixes[mid] < word.value) lo = mid + 1; else hi = mid; }
+  if (lo < d.prefixes.length && d.prefixes[lo].lastIndexOf(word.value, 0) === 0) strength = 0.6;
   return strength ? { strength: strength, tf: 1 } : null;
 }
 
 var ESCAPE = /[.*+?^${}()|[\]\\]/g;
 
-/* Matched words wrapped in <mark data-md-highlight>, in text outside HTML tags only. */
+/* Matched words wrapped in <mark data-md-highlight>, in text outside HTML tags only: one pass
+ * that steps over each tag whole (a word never holds "<"), with one pattern per set of words. */
+var highlighters = new Map();
 function highlight(html, words) {
   if (!words.length) return html;
-  var alternatives = words.map(function (w) {
-    var v = w.value.replace(ESCAPE, "\\$&");
-    return w.han ? v : "(?<![a-z0-9_])" + v + (w.value.length >= 3 ? "[a-z0-9_]*" : "(?![a-z0-9_])");
+  var key = words.map(function (w) { return (w.han ? "h" : "l") + w.value; }).join("\u0000");
+  var re = highlighters.get(key);
+  if (!re) {
+    var alternatives = words.map(function (w) {
+      var v = w.value.replace(ESCAPE, "\\$&");
+      return w.han ? v : "(?<![a-z0-9_])" + v + (w.value.length >= 3 ? "[a-z0-9_]*" : "(?![a-z0-9_])");
+    });
+    alternatives.sort(function (a, b) { return b.length - a.length; });
+    // Chinese has no case: without the "i" flag V8 scans such a pattern faster, with the same matches
+    var caseless = words.every(function (w) { return !/[^\p{Script=Han}]/u.test(w.value); });
+    re = new RegExp("(<[^>]*>)|(?:" + alternatives.join("|") + ")", caseless ? "gu" : "giu");
+    highlighters.set(key, re);
+  }
+  return html.replace(/\u200b/g, "").replace(re, function (match, tag) {
+    return tag !== undefined ? tag : "<mark data-md-highlight>" + match + "</mark>";
   });
-  alternatives.sort(function (a, b) { return b.length - a.length; });
-  var re = new RegExp(alternatives.join("|"), "giu");
-  return html.replace(/\u200b/g, "").split(/(<[^>]*>)/).map(function (part) {
-    return part.charAt(0) === "<" ? part : part.replace(re, "<mark data-md-highlight>$&</mark>");
-  }).join("");
 }
 
 /* Whether two words are one typing slip apart: one letter changed, added, dropped or swapped. */
@@ -326,6 +345,7 @@ function splitUnknown(q) {
 }
 
 function search(query) {
+  highlighters = new Map();
   var q = parse(query);
   if (!q.words.length) return { items: [] };
   splitUnknown(q);
