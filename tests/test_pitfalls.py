@@ -233,20 +233,22 @@ def test_one_pitfall_one_place(lang):
     link to it. Near-duplicates: normalized symptoms with a SequenceMatcher ratio >= 0.7, or the
     same quoted error message (one message's words inside the other's)."""
     from difflib import SequenceMatcher
-    from itertools import combinations
 
     entries = [(uri, p.id, _words(p.symptom), _messages(p.symptom))
                for uri, ps in site_pitfalls(lang).items() for p in ps]
     problems = []
-    for (uri_a, id_a, a, msgs_a), (uri_b, id_b, b, msgs_b) in combinations(entries, 2):
-        matcher = SequenceMatcher(None, a, b)
-        # real_quick_ratio() and quick_ratio() are upper bounds of ratio(): below 0.7, so is ratio()
-        ratio = matcher.ratio() if matcher.real_quick_ratio() >= 0.7 and matcher.quick_ratio() >= 0.7 else 0.0
-        same = [m for m in msgs_a for n in msgs_b if f" {m} " in f" {n} " or f" {n} " in f" {m} "]
-        if ratio >= 0.7 or same:
-            why = f"the same message `{same[0]}`" if same else f"similar symptoms (ratio {ratio:.2f})"
-            problems.append(f"{uri_a}#{id_a} and {uri_b}#{id_b}: {why}: merge them into one entry, "
-                            "and link to it from the other page")
+    matcher = SequenceMatcher(None)
+    for later, (uri_b, id_b, b, msgs_b) in enumerate(entries):
+        matcher.set_seq2(b)  # SequenceMatcher indexes its second sequence: once per b, as ratio(a, b) would
+        for uri_a, id_a, a, msgs_a in entries[:later]:  # every pair once, in the order of combinations()
+            matcher.set_seq1(a)
+            # real_quick_ratio() and quick_ratio() are upper bounds of ratio(): below 0.7, so is ratio()
+            ratio = matcher.ratio() if matcher.real_quick_ratio() >= 0.7 and matcher.quick_ratio() >= 0.7 else 0.0
+            same = [m for m in msgs_a for n in msgs_b if f" {m} " in f" {n} " or f" {n} " in f" {m} "]
+            if ratio >= 0.7 or same:
+                why = f"the same message `{same[0]}`" if same else f"similar symptoms (ratio {ratio:.2f})"
+                problems.append(f"{uri_a}#{id_a} and {uri_b}#{id_b}: {why}: merge them into one entry, "
+                                "and link to it from the other page")
     assert not problems, f"{lang}: near-duplicate pitfalls:\n" + "\n".join(problems)
 
 

@@ -13,6 +13,9 @@ and the throwaway one-page projects of the fault tests.
 
 from __future__ import annotations
 
+import copy
+import functools
+
 import io
 import json
 import re
@@ -229,11 +232,21 @@ def _apply_marks(block: Block, marks: list[str]) -> None:
 
 
 def snippet_options(config_file: Path) -> dict:
-    """pymdownx.snippets' options as written in mkdocs.yml (none if there is no such file)."""
-    from mkdocs.utils.yaml import get_yaml_loader, yaml_load
+    """pymdownx.snippets' options as written in mkdocs.yml (none if there is no such file).
 
+    Read once per version of the file (its path, size and modification time): mkdocs.yml is
+    parsed by PyYAML's pure-Python loader (MkDocs' own, for its tags), 50 ms a time, and every
+    page read asks (the test suite read it 1,700 times)."""
     if not config_file.is_file():
         return {}
+    stat = config_file.stat()
+    return copy.deepcopy(_snippet_options(str(config_file.resolve()), stat.st_size, stat.st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=64)
+def _snippet_options(config_file: str, size: int, mtime_ns: int) -> dict:
+    from mkdocs.utils.yaml import get_yaml_loader, yaml_load
+
     with open(config_file, "rb") as f:
         config = yaml_load(f, get_yaml_loader()) or {}
     for ext in config.get("markdown_extensions", []):
