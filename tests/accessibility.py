@@ -150,8 +150,7 @@ only what LOOKS marks: every element the colour rules check (``BROAD_COLOUR_CONT
 same elements, ``test_browser``), less the looks already audited. A page with no new look in a
 scheme runs no colour rule there."""
 
-BROAD_COLOUR_CONTEXT = {"include": [["html"], ["[data-axe-look]"]],
-                        "exclude": [["[data-axe-tokens]"], ["[data-axe-same]"], ["[data-axe-known]"]]}
+BROAD_COLOUR_CONTEXT = {"include": [["html"], *COLOUR_CONTEXT["include"]], "exclude": COLOUR_CONTEXT["exclude"]}
 """The whole page less the sampled-out elements (the colour rules' context before the narrowing): where
 no look is known yet, the colour rules check the same elements in it as in ``COLOUR_CONTEXT``."""
 

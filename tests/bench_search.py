@@ -13,22 +13,19 @@ worker (the medians of two runs are quoted) through the search tests' own emulat
 from __future__ import annotations
 
 import argparse
-import functools
 import hashlib
-import http.server
 import json
 import os
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 WORKER = "docs/overrides/assets/search-worker.js"
 
 
-def serve(body: str):
+def answer_with(body: str):
     """A route handler that answers with ``body``: the worker under test."""
     def handle(route) -> None:
         route.fulfill(body=body, content_type="text/javascript")
@@ -46,17 +43,14 @@ def main() -> None:
 
     import test_search as ts
     from browsing import launch
-    from sitebuild import ROOT, write_report
+    from sitebuild import ROOT, serve, write_report
 
     from fieldnotes.languages import LANGS
 
     workers = {f"before ({args.before})": subprocess.run(["git", "show", f"{args.before}:{WORKER}"], cwd=ROOT,
                                                           capture_output=True, text=True, check=True).stdout,
                "after (working tree)": (ROOT / WORKER).read_text(encoding="utf-8")}
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(args.site))
-    http.server.SimpleHTTPRequestHandler.log_message = lambda *a: None
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = serve(args.site, args.port)
     served = f"http://127.0.0.1:{args.port}"
     seconds: dict[tuple[str, str], list[float]] = {}
     digests: dict[tuple[str, str], str] = {}
@@ -67,7 +61,7 @@ def main() -> None:
             for name, source in workers.items():
                 for lang in LANGS:
                     page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-                    page.route("**/search-worker.js", serve(source))
+                    page.route("**/search-worker.js", answer_with(source))
                     page.add_init_script(ts.CAPTURE)
                     page.goto(f"{served}/{lang}/")
                     ts.open_search(page)

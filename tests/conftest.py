@@ -5,8 +5,6 @@ from __future__ import annotations
 import subprocess
 
 import concurrent.futures
-import functools
-import http.server
 import os
 import re
 import sys
@@ -16,9 +14,8 @@ from pathlib import Path
 import pytest
 
 from browsing import launch
-from fieldnotes.downloads import MEDIA_TYPES
 from fieldnotes.languages import LANGS
-from sitebuild import BROWSER, PORT, PREBUILT, ROOT, SCREENSHOTS, SUMMARIES, Built, build_site
+from sitebuild import BROWSER, PORT, PREBUILT, ROOT, SCREENSHOTS, SUMMARIES, Built, build_site, serve
 
 
 @pytest.fixture(scope="session")
@@ -32,18 +29,9 @@ def built_site(tmp_path_factory) -> Built:
 def served(built_site):
     """The built site on http://127.0.0.1:PORT, as ``docs/site.py serve`` serves it."""
     assert built_site.status == 0, built_site.log[-4000:]
-    handler = functools.partial(_QuietHandler, directory=str(built_site.path))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", PORT), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = serve(built_site.path, PORT)
     yield f"http://127.0.0.1:{PORT}"
     server.shutdown()
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MEDIA_TYPES}  # as site.py serve
-
-    def log_message(self, *args):
-        pass
 
 
 @pytest.fixture(scope="session")

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import functools
+import http.server
 import os
 import re
 import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from bs4 import BeautifulSoup
 
+from fieldnotes.downloads import MEDIA_TYPES
 from fieldnotes.languages import LANGS
 
 
@@ -57,6 +60,22 @@ def free_port() -> int:
 # on a site built earlier: FIELDNOTES_SITE=folder FIELDNOTES_PORT=the port it was built for.
 PORT = int(os.environ.get("FIELDNOTES_PORT") or free_port())
 PREBUILT = os.environ.get("FIELDNOTES_SITE")
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MEDIA_TYPES}  # as site.py serve
+
+    def log_message(self, *args):
+        pass
+
+
+def serve(site: Path, port: int) -> http.server.ThreadingHTTPServer:
+    """``site`` on http://127.0.0.1:``port``, as ``docs/site.py serve`` serves it, from a thread
+    (``shutdown()`` the server to stop)."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port),
+                                             functools.partial(QuietHandler, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
 
 
 def build_site(out: Path, root: Path = ROOT) -> Built:

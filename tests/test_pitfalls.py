@@ -240,7 +240,7 @@ def test_one_pitfall_one_place(lang):
     matcher = SequenceMatcher(None)
     for later, (uri_b, id_b, b, msgs_b) in enumerate(entries):
         matcher.set_seq2(b)  # SequenceMatcher indexes its second sequence: once per b, as ratio(a, b) would
-        for uri_a, id_a, a, msgs_a in entries[:later]:  # every pair once, in the order of combinations()
+        for uri_a, id_a, a, msgs_a in entries[:later]:  # every pair once, a before b as in combinations()
             matcher.set_seq1(a)
             # real_quick_ratio() and quick_ratio() are upper bounds of ratio(): below 0.7, so is ratio()
             ratio = matcher.ratio() if matcher.real_quick_ratio() >= 0.7 and matcher.quick_ratio() >= 0.7 else 0.0

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import copy
 import functools
-
 import io
 import json
 import re
