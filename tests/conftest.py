@@ -8,6 +8,7 @@ import concurrent.futures
 import os
 import re
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import pytest
 
 from browsing import launch
 from fieldnotes.languages import LANGS
-from sitebuild import BROWSER, PORT, PREBUILT, ROOT, SCREENSHOTS, SUMMARIES, Built, build_site, serve
+from sitebuild import BROWSER, PORT, PREBUILT, ROOT, SCREENSHOTS, SUMMARIES, Building, Built, build_site, serve
 
 
 @pytest.fixture(scope="session")
@@ -23,6 +24,33 @@ def built_site(tmp_path_factory) -> Built:
     if PREBUILT:
         return Built(Path(PREBUILT), 0, "")
     return build_site(tmp_path_factory.mktemp("site"))
+
+
+_REBUILD: dict = {}
+"""The second build of the site (test_site's identical-builds test), once started, and its folder."""
+
+
+def _start_rebuild() -> Building:
+    if "build" not in _REBUILD:
+        _REBUILD["folder"] = tempfile.TemporaryDirectory(prefix="fieldnotes-again-")
+        _REBUILD["build"] = Building(Path(_REBUILD["folder"].name) / "site")
+    return _REBUILD["build"]
+
+
+def pytest_runtest_teardown(item, nextitem):
+    """The second build starts when the browser tests are done: they keep both cores busy, and
+    the tests after them mostly one, so the build runs on the other beside them (at the same
+    priority as everything else, so that a busy machine slows it no more than the rest)."""
+    if nextitem is not None and item.nodeid.startswith("tests/test_browser.py") \
+            and not nextitem.nodeid.startswith("tests/test_browser.py") \
+            and any("rebuilt_site" in getattr(each, "fixturenames", ()) for each in item.session.items):
+        _start_rebuild()
+
+
+@pytest.fixture(scope="session")
+def rebuilt_site(built_site) -> Built:
+    """The site built a second time, from the same tree and the same stored runs."""
+    return _start_rebuild().done()
 
 
 @pytest.fixture(scope="session")
@@ -121,6 +149,9 @@ def pytest_sessionfinish(session, exitstatus):
     downloads = sys.modules.get("test_downloads")
     if downloads is not None:
         downloads.stop_executions()
+    if "build" in _REBUILD:  # a run stopped early (-x, Ctrl-C) leaves no build running
+        _REBUILD["build"].stop()
+        _REBUILD["folder"].cleanup()
     after = _tree_state()
     if _TREE_AT_START is None or after is None or after == _TREE_AT_START:
         return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import os
@@ -15,6 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import psutil
 from bs4 import BeautifulSoup
 
 from fieldnotes.downloads import MEDIA_TYPES
@@ -78,12 +80,39 @@ def serve(site: Path, port: int) -> http.server.ThreadingHTTPServer:
     return server
 
 
+class Building:
+    """``python docs/site.py build`` (both languages, --strict) into ``out``, running: ``done()``
+    waits for it. Its output goes to a file beside ``out``, so that nobody needs to read a pipe
+    while it runs."""
+
+    def __init__(self, out: Path, root: Path = ROOT):
+        self.out, self.log = out, out.with_name(out.name + ".log")
+        with open(self.log, "wb") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, str(root / "docs" / "site.py"), "build", "--out", str(out),
+                 "--base-url", f"http://127.0.0.1:{PORT}/"],
+                cwd=root, stdout=log, stderr=subprocess.STDOUT)
+
+    def done(self) -> Built:
+        try:
+            status = self.process.wait(timeout=BUILD_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.stop()
+            status = self.process.returncode
+        return Built(self.out, status, self.log.read_text(encoding="utf-8", errors="replace"))
+
+    def stop(self) -> None:
+        """Kill the build and the builds of each language it started, if still running."""
+        with contextlib.suppress(psutil.Error):
+            for each in [*psutil.Process(self.process.pid).children(recursive=True), self.process]:
+                with contextlib.suppress(psutil.Error):
+                    each.kill()
+        self.process.wait()
+
+
 def build_site(out: Path, root: Path = ROOT) -> Built:
     """``python docs/site.py build`` (both languages, --strict) into ``out``."""
-    done = subprocess.run([sys.executable, str(root / "docs" / "site.py"), "build", "--out", str(out),
-                           "--base-url", f"http://127.0.0.1:{PORT}/"],
-                          cwd=root, capture_output=True, text=True, timeout=BUILD_TIMEOUT)
-    return Built(out, done.returncode, done.stdout + done.stderr)
+    return Building(out, root).done()
 
 
 
