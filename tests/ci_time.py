@@ -3,7 +3,7 @@
 Why: the suite grows with every page, and CI has a budget (12 minutes aimed for, on 2 cores). To
 make it cheaper without losing a check, first know what costs what. This script clones the
 repository (a commit, default HEAD) into a temporary folder, runs README command 2 there as a
-newcomer would (a new virtual environment, ``pip install -r requirements.txt``, ``python -m pytest``,
+newcomer would (the clone's README command 2: a new virtual environment, ``pip install``, ``python -m pytest``,
 with the timing plugin ``tests/timing.py`` added by ``-p timing``), and splits the time into:
 
 * install: the venv and ``pip install`` (from this machine's package cache, as CI's is);
@@ -36,6 +36,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from stress import command_2
 
 ROOT = Path(__file__).resolve().parents[1]
 REPORT = ROOT / "reports" / "ci-time.md"
@@ -106,8 +108,8 @@ def measure(rev: str, keep: bool) -> dict:
     env.update(CI="true", NO_MKDOCS_2_WARNING="1", FIELDNOTES_TIMING=str(folder / "timing.json"))
     print(f"ci-time: {commit} in {clone}", flush=True)
     start = time.monotonic()
-    subprocess.run("python3 -m venv .venv && .venv/bin/pip install -q -r requirements.txt", shell=True,
-                   cwd=clone, env=env, check=True)
+    install_command, _, _ = command_2(clone / "README.md").partition(" && .venv/bin/python -m pytest")
+    subprocess.run(install_command, shell=True, cwd=clone, env=env, check=True, stdout=subprocess.DEVNULL)
     install = time.monotonic() - start
     print(f"ci-time: install {install:.0f} s; running the tests", flush=True)
     log = folder / "pytest.log"
@@ -132,7 +134,7 @@ def measure(rev: str, keep: bool) -> dict:
 def write(runs: dict[str, dict]) -> None:
     lines = ["# CI time: README command 2 on a fresh clone, part by part", "",
              "Written by `tests/ci_time.py` (each run: a fresh clone of the commit, a new virtual environment, "
-             "`pip install -r requirements.txt`, `python -m pytest`), on 2 quiet cores. Page blocks run in "
+             "its README's `pip install`, `python -m pytest`), on 2 quiet cores. Page blocks run in "
              "the background from the end of collection, while the tests that need no site run; the "
              "time charged to them is what their items still waited for.", ""]
     labels = list(runs)
