@@ -73,4 +73,5 @@ flat = sum(mixed[0], [])
 assert len(set(flat)) < 8
 if dist.get_rank() == 0:
     print("  on both ranks:", sorted(i for i in set(flat) if flat.count(i) == 2))
+dist.barrier()  # every rank gets here before the group is torn down
 dist.destroy_process_group()

@@ -16,4 +16,5 @@ if dist.get_rank() == 0:
         print("    ", " ".join(f"{k}={v}" for k, v in env.items()))
     print("dist.get_world_size():", dist.get_world_size(),
           "| torch.cuda.device_count():", torch.cuda.device_count())
+dist.barrier()  # every rank gets here before the group is torn down
 dist.destroy_process_group()
