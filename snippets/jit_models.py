@@ -3,6 +3,9 @@
 They live in a file because `torch.jit.script` compiles a function from its source text,
 which it reads from the function's .py file (see the page's section "Script needs the
 source").
+Its name does not start with "torch": torch hides TracerWarnings raised in modules whose
+names match `torch.(?!jit)` (its own, torchvision, ...), so a trace of these modules would
+print no warning in a plain script.
 """
 
 import torch
@@ -50,6 +53,13 @@ class First(nn.Module):
     """The first k elements; k is not annotated, so TorchScript takes it for a Tensor."""
 
     def forward(self, x, k):
+        return x[:k]
+
+
+class FirstDefault(nn.Module):
+    """The same with a default, `k=3`, not annotated: scripting itself fails."""
+
+    def forward(self, x, k=3):
         return x[:k]
 
 
