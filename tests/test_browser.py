@@ -28,7 +28,8 @@ pytestmark = pytest.mark.timeout(900)
 KIB = 1024
 PAGE_BUDGET = 1024 * KIB  # bytes a page transfers (uncompressed), everything it loads included
 HOME_BUDGET = 350 * KIB
-NOTEBOOK_BUDGET = 400 * KIB  # mkdocs-jupyter's inlined CSS pruned to what the page uses (fieldnotes.notebooks)
+NOTEBOOK_BUDGET = 410 * KIB  # mkdocs-jupyter's inlined CSS pruned to what the page uses (fieldnotes.notebooks);
+# 400 until 2026-12-05: the nav of 41 topic pages (every page carries it) took the notebook page to 400 KiB
 UI = {lang: (ui["search"], ui["copy"]) for lang, ui in MATERIAL_UI.items()}  # search box, copy button
 
 
