@@ -75,7 +75,9 @@ def run_page(blocks: list[Block], root: Path, upto: int | None = None,
                                    "keep_going": keep_going}),
                        encoding="utf-8")
         results, log = scratch / "results.jsonl", scratch / "interpreter.log"
-        env = dict(os.environ, TMPDIR=str(tmp), MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1", **SERVER_ENV)
+        with _server_lock:  # the fork server's start sets and restores SERVER_ENV in os.environ
+            environ = dict(os.environ)  # (copied meanwhile by another thread: KeyError, seen in CI)
+        env = dict(environ, TMPDIR=str(tmp), MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1", **SERVER_ENV)
         if python:
             env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PACKAGE_PARENT), env.get("PYTHONPATH")]))
         proc = _start(job, results, log, work, env, python)
